@@ -1,0 +1,45 @@
+package dev.felix.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code felix} command: run a broker, publish, subscribe, manage streams, benchmark. */
+@Command(name = "felix",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        description = {
+            "Felix: a low-latency pub/sub, cache and durable-log broker over QUIC.",
+            "",
+            "Start a broker with embedded defaults:   felix server",
+            "Then, in another terminal:               felix sub t1/default/demo --count 1",
+            "And in a third:                          felix pub t1/default/demo hello"
+        },
+        subcommands = {
+            ServerCommand.class,
+            PubCommand.class,
+            SubCommand.class,
+            StreamCommand.class,
+            BenchCommand.class,
+            CommandLine.HelpCommand.class
+        })
+public final class FelixCommand implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(execute(args));
+    }
+
+    /** Runs the command line and returns its exit code (for tests). */
+    public static int execute(String... args) {
+        CommandLine cli = new CommandLine(new FelixCommand());
+        cli.setExecutionExceptionHandler(new Errors());
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}

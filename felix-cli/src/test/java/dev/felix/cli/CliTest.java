@@ -1,0 +1,155 @@
+package dev.felix.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.felix.server.FelixServer;
+import dev.felix.server.config.ConfigLoader;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The felix commands against a real broker, run in-process; stdout and stderr are captured. */
+@Timeout(60)
+class CliTest {
+
+    @TempDir
+    Path dir;
+
+    private FelixServer server;
+    private List<String> common;
+
+    @BeforeEach
+    void start() throws Exception {
+        server = FelixServer.start(ConfigLoader.load(null, Map.of(), Map.of("data_dir", dir.toString(),
+                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0")));
+        common = List.of("--broker", "127.0.0.1:" + server.quicAddress().getPort(),
+                "--ca", server.certificateFile().toString());
+    }
+
+    @AfterEach
+    void stop() {
+        server.close();
+    }
+
+    @Test
+    void quickstart_subPrintsOffsetTabPayload() throws Exception {
+        // The subscriber waits for the next event (from latest); the publisher runs once it is subscribed.
+        CompletableFuture<Result> sub = CompletableFuture.supplyAsync(
+                () -> run(null, args("sub", "t1/default/demo", "--count", "1")));
+        org.awaitility.Awaitility.await().until(() -> server.broker().find(
+                new dev.felix.core.StreamName("t1", "default", "demo"))
+                .map(s -> s.info().shards().get(0).subscribers()).orElse(0) == 1);
+        try (var client = dev.felix.client.FelixClient.connect(dev.felix.client.ClientConfig.builder(
+                dev.felix.transport.ClientTrust.certificates(server.certificateFile())).broker(server.quicAddress()).build())) {
+            client.publisher(dev.felix.client.StreamRef.parse("t1/default/demo")).publish(
+                    "hello".getBytes(StandardCharsets.UTF_8));
+        }
+        Result result = sub.get(30, TimeUnit.SECONDS);
+        assertThat(result.code).isZero();
+        assertThat(result.out).isEqualTo("0\thello\n");
+    }
+
+    @Test
+    void pub_readsStdinLinesWhenNoMessagesAreGiven() {
+        assertThat(run("a\nb\nc\n", args("pub", "t1/default/lines")).code).isZero();
+        Result sub = run(null, args("sub", "t1/default/lines", "--from", "earliest", "--count", "3"));
+        assertThat(sub.out).isEqualTo("0\ta\n1\tb\n2\tc\n");
+    }
+
+    @Test
+    void sub_fromAnOffsetResumesThere() {
+        run(null, args("pub", "t1/default/resume", "m0", "m1", "m2", "m3"));
+        assertThat(run(null, args("sub", "t1/default/resume", "--from", "2", "--count", "2")).out)
+                .isEqualTo("2\tm2\n3\tm3\n");
+    }
+
+    @Test
+    void sub_pastTheTail_failsWithTheCode() {
+        run(null, args("pub", "t1/default/tail", "only"));
+        Result r = run(null, args("sub", "t1/default/tail", "--from", "9", "--count", "1"));
+        assertThat(r.code).isEqualTo(1);
+        assertThat(r.err).contains("cursor_in_future").contains("next offset is 1");
+    }
+
+    @Test
+    void streamCreateListDescribe() {
+        Result created = run(null, args("stream", "create", "t1/ops/orders", "--shards", "3"));
+        assertThat(created.code).isZero();
+        assertThat(created.out).contains("t1/ops/orders").contains("shards     3");
+        assertThat(run(null, args("stream", "list", "t1")).out).contains("t1/ops/orders").contains("ephemeral");
+        assertThat(run(null, args("stream", "describe", "t1/ops/orders")).out)
+                .contains("SHARD").contains("ephemeral");
+        Result missing = run(null, args("stream", "describe", "t1/ops/nope"));
+        assertThat(missing.code).isEqualTo(1);
+        assertThat(missing.err).contains("not_found");
+    }
+
+    @Test
+    void badArguments_areUsageErrorsWithClearMessages() {
+        Result r = run(null, "pub", "not-a-stream", "x", "--ca", server.certificateFile().toString());
+        assertThat(r.code).isEqualTo(2);
+        assertThat(r.err).contains("TENANT/NAMESPACE/STREAM");
+        Result noCa = run(null, "pub", "t1/default/x", "hi", "--ca", dir.resolve("missing.pem").toString());
+        assertThat(noCa.code).isEqualTo(2);
+        assertThat(noCa.err).contains("does not exist");
+        Result unreachable = run(null, "pub", "t1/default/x", "hi", "--broker", "127.0.0.1:1",
+                "--ca", server.certificateFile().toString());
+        assertThat(unreachable.code).isEqualTo(1);
+        assertThat(unreachable.err).contains("connection_lost");
+    }
+
+    @Test
+    void help_readsWellEverywhere() {
+        for (String[] cmd : new String[][] {{"--help"}, {"server", "--help"}, {"pub", "--help"}, {"sub", "--help"},
+                {"stream", "create", "--help"}, {"bench", "latency", "--help"}}) {
+            Result r = run(null, cmd);
+            assertThat(r.code).as(String.join(" ", cmd)).isZero();
+            assertThat(r.out).as(String.join(" ", cmd)).contains("Usage:");
+        }
+    }
+
+    // ------------------------------------------------------------------ harness
+
+    private String[] args(String... a) {
+        List<String> all = new ArrayList<>(List.of(a));
+        all.addAll(common);
+        return all.toArray(String[]::new);
+    }
+
+    record Result(int code, String out, String err) {
+    }
+
+    private static synchronized Result run(String stdin, String... args) {
+        PrintStream oldOut = System.out;
+        PrintStream oldErr = System.err;
+        InputStream oldIn = System.in;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        try {
+            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+            if (stdin != null) {
+                System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
+            }
+            int code = FelixCommand.execute(args);
+            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+            System.setIn(oldIn);
+        }
+    }
+}

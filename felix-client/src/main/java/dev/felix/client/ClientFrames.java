@@ -1,0 +1,54 @@
+package dev.felix.client;
+
+import dev.felix.transport.FrameDecoder;
+import dev.felix.wire.FrameHeader;
+import dev.felix.wire.Message;
+import dev.felix.wire.WireCodec;
+import dev.felix.wire.WireException;
+import dev.felix.wire.WirePayload;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+
+/** Frame helpers of the client SDK. Stateless. */
+final class ClientFrames {
+    private ClientFrames() {
+    }
+
+    static FrameDecoder decoder(long maxFrameBytes) {
+        return new FrameDecoder(FrameHeader.HEADER_LENGTH, (header, problem) -> {
+            try {
+                return FrameHeader.peek(header.nioBuffer(header.readerIndex(), FrameHeader.HEADER_LENGTH), maxFrameBytes)
+                        .length();
+            } catch (WireException e) {
+                problem.append(e.getMessage());
+                return -1;
+            }
+        });
+    }
+
+    static int flags(ByteBuf frame) {
+        return frame.getUnsignedShort(frame.readerIndex() + FrameHeader.FLAGS_OFFSET);
+    }
+
+    static ByteBuffer payload(ByteBuf frame) {
+        return frame.nioBuffer(frame.readerIndex() + FrameHeader.HEADER_LENGTH, frame.readableBytes() - FrameHeader.HEADER_LENGTH);
+    }
+
+    static WirePayload decode(ByteBuf frame) throws WireException {
+        return WireCodec.decodePayload(flags(frame), payload(frame));
+    }
+
+    static ByteBuf encode(WirePayload payload) {
+        return Unpooled.wrappedBuffer(WireCodec.encodeFrame(payload));
+    }
+
+    /** The exception a broker {@code error} stands for. */
+    static FelixClientException toException(Message.ErrorMessage error) {
+        return new FelixClientException(ErrorCode.fromCode(error.code()), error.message());
+    }
+
+    static FelixClientException toException(Message.PublishError error) {
+        return new FelixClientException(ErrorCode.fromCode(error.code()), error.message());
+    }
+}

@@ -1,0 +1,249 @@
+package dev.felix.client;
+
+import dev.felix.transport.QuicClient;
+import dev.felix.transport.TlsException;
+import dev.felix.transport.TransportException;
+import dev.felix.wire.WirePayload;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A connection to a Felix broker: one QUIC connection (TLS 1.3, ALPN {@code felix/1}) carrying every
+ * publisher, subscription and admin request made through it, each on its own stream.
+ *
+ * <pre>{@code
+ * try (FelixClient client = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(certPem)).build())) {
+ *     Publisher pub = client.publisher(StreamRef.parse("t1/default/demo"));
+ *     pub.publish("hello".getBytes());
+ *     try (Subscription sub = client.subscribe(SubscribeOptions.of(StreamRef.parse("t1/default/demo")).fromEarliest())) {
+ *         Item item = sub.next(Duration.ofSeconds(5));
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. If the connection is lost, every pending request fails and every subscription ends
+ * with {@link ErrorCode#CONNECTION_LOST}; nothing waits forever (each request has a timeout).
+ */
+public final class FelixClient implements AutoCloseable {
+
+    private final ClientConfig config;
+    private final QuicClient quic;
+    private QuicChannel connection;
+    private final Map<Long, Subscription> subscriptions = new ConcurrentHashMap<>();
+    private final Set<Subscription> starting = ConcurrentHashMap.newKeySet();
+    private final Set<Publisher> publishers = ConcurrentHashMap.newKeySet();
+    /** Event streams that arrived before their subscription's reply; event-loop confined. */
+    private final Map<Long, List<EventStreamReader>> unclaimed = new HashMap<>();
+    private final Map<Long, Long> unclaimedSince = new HashMap<>();
+    private ScheduledFuture<?> keepAlive;
+    private volatile FelixClientException lost;
+    private volatile boolean closed;
+
+    private FelixClient(ClientConfig config, QuicClient quic) {
+        this.config = config;
+        this.quic = quic;
+    }
+
+    /** Connects; throws {@link FelixClientException} ({@code connection_lost}) if the broker is unreachable or untrusted. */
+    public static FelixClient connect(ClientConfig config) {
+        QuicClient quic;
+        try {
+            quic = QuicClient.create(config.broker, config.serverName, config.transport, config.trust, null);
+        } catch (TransportException | TlsException e) {
+            throw new FelixClientException(ErrorCode.CONNECTION_LOST, e.getMessage(), -1, e);
+        }
+        FelixClient client = new FelixClient(config, quic);
+        try {
+            client.connection = quic.connect(null, new ChannelInitializer<QuicStreamChannel>() {
+                @Override
+                protected void initChannel(QuicStreamChannel ch) {
+                    ch.pipeline().addLast(ClientFrames.decoder(config.maxFrameBytes), new EventStreamReader(client));
+                }
+            }).get(config.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            quic.close();
+            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "interrupted while connecting");
+        } catch (ExecutionException | TimeoutException e) {
+            quic.close();
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "could not connect to " + config.broker
+                    + ": " + (e instanceof TimeoutException ? "no answer within " + config.connectTimeout.toMillis()
+                    + " ms" : String.valueOf(cause.getMessage())), -1, cause);
+        }
+        client.connection.closeFuture().addListener(f -> client.onConnectionClosed());
+        long every = config.keepAlive.toMillis();
+        client.keepAlive = client.connection.eventLoop().scheduleAtFixedRate(client::tick, every, every,
+                TimeUnit.MILLISECONDS);
+        return client;
+    }
+
+    public ClientConfig config() {
+        return config;
+    }
+
+    QuicChannel connection() {
+        checkUsable();
+        return connection;
+    }
+
+    /** A publisher for {@code stream} on its own QUIC stream. */
+    public Publisher publisher(StreamRef stream) {
+        return await(Publisher.open(this, stream), "open a publisher");
+    }
+
+    /** Subscribes; returns once the broker confirmed (cursor errors throw with the available offset). */
+    public Subscription subscribe(SubscribeOptions options) {
+        Subscription s = new Subscription(this, options);
+        starting.add(s);
+        try {
+            return await(s.start(), "subscribe");
+        } catch (FelixClientException e) {
+            s.close();
+            throw e;
+        } finally {
+            starting.remove(s);
+        }
+    }
+
+    /** Stream administration. */
+    public StreamAdmin streams() {
+        return new StreamAdmin(this);
+    }
+
+    /** Whether the connection is up. */
+    public boolean connected() {
+        return lost == null && !closed && connection.isActive();
+    }
+
+    /** Closes every publisher and subscription, then the connection. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        for (Publisher p : List.copyOf(publishers)) {
+            p.close();
+        }
+        closed = true;
+        for (Subscription s : List.copyOf(subscriptions.values())) {
+            s.close();
+        }
+        if (keepAlive != null) {
+            keepAlive.cancel(false);
+        }
+        connection.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        quic.close();
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    void register(Publisher publisher) {
+        publishers.add(publisher);
+    }
+
+    /** A subscription got its id: it takes the event streams already received for it. Event loop. */
+    void claim(Subscription subscription, long id) {
+        subscriptions.put(id, subscription);
+        List<EventStreamReader> waiting = unclaimed.remove(id);
+        unclaimedSince.remove(id);
+        if (waiting != null) {
+            waiting.forEach(subscription::attach);
+        }
+    }
+
+    /** An event stream announced itself. Event loop. */
+    void routeEventStream(long id, EventStreamReader reader) {
+        Subscription s = subscriptions.get(id);
+        if (s != null) {
+            s.attach(reader);
+            return;
+        }
+        unclaimed.computeIfAbsent(id, k -> new ArrayList<>()).add(reader);
+        unclaimedSince.putIfAbsent(id, System.nanoTime());
+    }
+
+    void forget(Subscription subscription) {
+        subscriptions.values().remove(subscription);
+    }
+
+    private void tick() {
+        // Event streams nobody claimed within the request timeout belong to failed subscribes.
+        long now = System.nanoTime();
+        for (Long id : List.copyOf(unclaimedSince.keySet())) {
+            if (now - unclaimedSince.get(id) > InflightBudget.nanos(config.requestTimeout)) {
+                unclaimedSince.remove(id);
+                List<EventStreamReader> readers = unclaimed.remove(id);
+                if (readers != null) {
+                    readers.forEach(EventStreamReader::discard);
+                }
+            }
+        }
+        for (Publisher p : publishers) {
+            p.sweepTimeouts();
+        }
+        // Keep the connection alive: a short authenticated round trip on a fresh stream.
+        FrameStream.open(connection, config, new FrameStream.Listener() {
+            @Override
+            public void onPayload(WirePayload payload) {
+            }
+
+            @Override
+            public void onClosed(FelixClientException cause) {
+            }
+        }).thenAccept(FrameStream::close);
+    }
+
+    private void onConnectionClosed() {
+        FelixClientException e = new FelixClientException(ErrorCode.CONNECTION_LOST,
+                closed ? "the client was closed" : "the connection to " + config.broker + " was lost");
+        lost = e;
+        if (keepAlive != null) {
+            keepAlive.cancel(false);
+        }
+        for (Subscription s : List.copyOf(subscriptions.values())) {
+            s.connectionLost(e);
+        }
+        for (Subscription s : List.copyOf(starting)) {
+            s.connectionLost(e);
+        }
+    }
+
+    private void checkUsable() {
+        if (closed) {
+            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "the client is closed");
+        }
+        FelixClientException e = lost;
+        if (e != null) {
+            throw e;
+        }
+    }
+
+    private <T> T await(CompletableFuture<T> future, String what) {
+        try {
+            return future.get(config.requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FelixClientException(ErrorCode.UNAVAILABLE, "interrupted while trying to " + what);
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof FelixClientException fe ? fe
+                    : new FelixClientException(ErrorCode.INTERNAL, "could not " + what + ": " + e.getCause(), -1,
+                            e.getCause());
+        } catch (TimeoutException e) {
+            throw new FelixClientException(ErrorCode.TIMEOUT, "could not " + what + " within "
+                    + config.requestTimeout.toMillis() + " ms");
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package dev.felix.client;
+
+import dev.felix.wire.AckMode;
+import dev.felix.wire.BinaryPublishBatch;
+import dev.felix.wire.Message;
+import dev.felix.wire.WirePayload;
+import io.netty.channel.ChannelFuture;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Publishes to one stream over a dedicated, long-lived QUIC stream, so publishes from one publisher
+ * keep their order.
+ *
+ * <p>Acknowledged publishes ({@code publish*}) complete when the broker accepted them at the stream's
+ * durability point and report their offsets; unacknowledged ones ({@code send*}) complete when written
+ * to the connection. Both wait when the {@code client_publish_queue} budget is used up
+ * ({@link ClientConfig.Builder#publishInflightBytes}). Thread-safe.
+ */
+public final class Publisher implements AutoCloseable {
+
+    private final StreamRef stream;
+    private final ClientConfig config;
+    private final FrameStream frames;
+    private final InflightBudget budget;
+    private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
+    private final AtomicLong requestIds = new AtomicLong();
+    private final LongAdder refusedUnacked = new LongAdder();
+    private volatile FelixClientException lastError;
+    private volatile FelixClientException closedBy;
+
+    private record Pending(CompletableFuture<PublishAck> future, long bytes, int count, long deadlineNanos) {
+    }
+
+    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames) {
+        this.stream = stream;
+        this.config = config;
+        this.frames = frames;
+        this.budget = new InflightBudget(config.publishInflightBytes);
+    }
+
+    static CompletableFuture<Publisher> open(FelixClient client, StreamRef stream) {
+        Publisher[] self = new Publisher[1];
+        return FrameStream.open(client.connection(), client.config(), new FrameStream.Listener() {
+            @Override
+            public void onPayload(WirePayload payload) {
+                self[0].onReply(payload);
+            }
+
+            @Override
+            public void onClosed(FelixClientException cause) {
+                self[0].onClosed(cause);
+            }
+        }).thenApply(fs -> {
+            // The listener is only called after ready completes, on the same event loop: self is set first.
+            self[0] = new Publisher(stream, client.config(), fs);
+            client.register(self[0]);
+            return self[0];
+        });
+    }
+
+    public StreamRef stream() {
+        return stream;
+    }
+
+    /** Publishes one event and waits for the acknowledgement. */
+    public PublishAck publish(byte[] payload) {
+        return await(publishAsync(null, payload));
+    }
+
+    /** Publishes a batch (contiguous offsets, one acknowledgement) and waits for it. */
+    public PublishAck publishBatch(List<byte[]> payloads) {
+        return await(publishBatchAsync(null, payloads));
+    }
+
+    /** Publishes one event; the future completes with its offset. */
+    public CompletableFuture<PublishAck> publishAsync(byte[] payload) {
+        return publishAsync(null, payload);
+    }
+
+    /** Publishes one event to the shard chosen by {@code key} (null: round-robin). */
+    public CompletableFuture<PublishAck> publishAsync(String key, byte[] payload) {
+        long id = requestIds.incrementAndGet();
+        return acked(id, payload.length, 1,
+                new Message.Publish(stream.tenant(), stream.namespace(), stream.stream(), payload, id,
+                        AckMode.PER_MESSAGE, key, null));
+    }
+
+    /** Publishes a batch to the shard chosen by {@code key} (null: round-robin). */
+    public CompletableFuture<PublishAck> publishBatchAsync(String key, List<byte[]> payloads) {
+        if (payloads.isEmpty()) {
+            throw new IllegalArgumentException("a batch holds at least one event");
+        }
+        long id = requestIds.incrementAndGet();
+        return acked(id, sum(payloads), payloads.size(),
+                new Message.PublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads, id,
+                        AckMode.PER_BATCH, key, null));
+    }
+
+    /** Sends one event without waiting for an acknowledgement; completes when written. */
+    public CompletableFuture<Void> send(byte[] payload) {
+        return sendBatch(List.of(payload));
+    }
+
+    /** Sends a batch without an acknowledgement (binary framing); completes when written. */
+    public CompletableFuture<Void> sendBatch(List<byte[]> payloads) {
+        if (payloads.isEmpty()) {
+            throw new IllegalArgumentException("a batch holds at least one event");
+        }
+        long bytes = sum(payloads);
+        acquire(bytes);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        ChannelFuture written = frames.write(
+                new BinaryPublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads));
+        written.addListener(f -> {
+            budget.release(bytes);
+            if (f.isSuccess()) {
+                done.complete(null);
+            } else {
+                done.completeExceptionally(lost(f.cause()));
+            }
+        });
+        return done;
+    }
+
+    /** Unacknowledged publishes the broker refused (for example to an unknown stream). */
+    public long refusedUnacknowledged() {
+        return refusedUnacked.sum();
+    }
+
+    /** The last error the broker reported for an unacknowledged publish, or null. */
+    public FelixClientException lastError() {
+        return lastError;
+    }
+
+    /** Times a publish waited for {@code client_publish_queue} room. */
+    public long budgetWaits() {
+        return budget.waits();
+    }
+
+    /** Waits for outstanding acknowledgements (up to the request timeout), then closes the stream. */
+    @Override
+    public void close() {
+        long deadline = System.nanoTime() + InflightBudget.nanos(config.requestTimeout);
+        for (Pending p : List.copyOf(pending.values())) {
+            try {
+                p.future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (Exception ignored) {
+                // reported to whoever holds the future
+            }
+        }
+        frames.finish();
+        frames.close();
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    private CompletableFuture<PublishAck> acked(long id, long bytes, int count, WirePayload frame) {
+        acquire(bytes);
+        CompletableFuture<PublishAck> future = new CompletableFuture<>();
+        pending.put(id, new Pending(future, bytes, count, System.nanoTime() + InflightBudget.nanos(config.requestTimeout)));
+        if (closedBy != null) {
+            complete(id, null, closedBy);
+            return future;
+        }
+        frames.write(frame).addListener(f -> {
+            if (!f.isSuccess()) {
+                complete(id, null, lost(f.cause()));
+            }
+        });
+        return future;
+    }
+
+    private void acquire(long bytes) {
+        FelixClientException closed = closedBy;
+        if (closed != null) {
+            throw closed;
+        }
+        try {
+            if (!budget.acquire(bytes, InflightBudget.nanos(config.requestTimeout))) {
+                throw new FelixClientException(ErrorCode.TIMEOUT, "no room in the client publish queue within "
+                        + config.requestTimeout.toMillis() + " ms (publishInflightBytes)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FelixClientException(ErrorCode.UNAVAILABLE, "interrupted while waiting to publish");
+        }
+    }
+
+    private void onReply(WirePayload payload) {
+        if (payload instanceof Message.PublishOk ok) {
+            Pending p = pending.get(ok.requestId());
+            int count = ok.count() != null ? ok.count() : (p != null ? p.count : 0);
+            complete(ok.requestId(), new PublishAck(ok.shard() != null ? ok.shard() : -1,
+                    ok.offset() != null ? ok.offset() : -1, count), null);
+        } else if (payload instanceof Message.PublishError error) {
+            complete(error.requestId(), null, ClientFrames.toException(error));
+        } else if (payload instanceof Message.ErrorMessage error) {
+            FelixClientException e = ClientFrames.toException(error);
+            if (error.requestId() != null && pending.containsKey(error.requestId())) {
+                complete(error.requestId(), null, e);
+            } else {
+                lastError = e;
+                refusedUnacked.increment();
+            }
+        }
+        sweepTimeouts();
+    }
+
+    private void onClosed(FelixClientException cause) {
+        FelixClientException e = cause != null ? cause
+                : new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker closed the publish stream");
+        closedBy = e;
+        for (Long id : List.copyOf(pending.keySet())) {
+            complete(id, null, e);
+        }
+    }
+
+    /** Fails acknowledgements that are overdue; runs on replies and from the client's timer. */
+    void sweepTimeouts() {
+        long now = System.nanoTime();
+        List<Long> overdue = new ArrayList<>();
+        for (Iterator<Map.Entry<Long, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Long, Pending> e = it.next();
+            if (now - e.getValue().deadlineNanos > 0) {
+                overdue.add(e.getKey());
+            }
+        }
+        for (Long id : overdue) {
+            complete(id, null, new FelixClientException(ErrorCode.TIMEOUT, "no acknowledgement within "
+                    + config.requestTimeout.toMillis() + " ms"));
+        }
+    }
+
+    private void complete(long id, PublishAck ack, FelixClientException error) {
+        Pending p = pending.remove(id);
+        if (p == null) {
+            return;
+        }
+        budget.release(p.bytes);
+        if (error != null) {
+            p.future.completeExceptionally(error);
+        } else {
+            p.future.complete(ack);
+        }
+    }
+
+    private PublishAck await(CompletableFuture<PublishAck> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FelixClientException(ErrorCode.UNAVAILABLE, "interrupted while waiting for an acknowledgement");
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof FelixClientException fe ? fe
+                    : new FelixClientException(ErrorCode.INTERNAL, String.valueOf(e.getCause()));
+        }
+    }
+
+    private static FelixClientException lost(Throwable cause) {
+        return new FelixClientException(ErrorCode.CONNECTION_LOST, "write failed: " + cause.getMessage(), -1, cause);
+    }
+
+    private static long sum(List<byte[]> payloads) {
+        long n = 0;
+        for (byte[] p : payloads) {
+            n += p.length;
+        }
+        return n;
+    }
+}

@@ -1,0 +1,198 @@
+package dev.felix.client;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Checkpoint {@code client_receive_queue}: items received for one subscription and not yet taken by the
+ * application, bounded in events and payload bytes.
+ *
+ * <p>Producers are the subscription's event-stream readers (event loop); the consumer is the
+ * application thread. Under {@link ReceivePolicy#BLOCK} a producer that finds the queue full stops
+ * reading (the limit can be passed by what was already decoded from one read) and is resumed when the
+ * consumer has drained it to half. Under the drop policies the dropped range is reported as a
+ * {@code client_queue_overflow} {@link Gap}.
+ */
+final class ReceiveQueue {
+
+    private final int maxEvents;
+    private final long maxBytes;
+    private final ReceivePolicy policy;
+    private final Runnable onHalfEmpty;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+    private final ArrayDeque<Item> items = new ArrayDeque<>();
+    private long events;
+    private long bytes;
+    private boolean producerWaiting;
+    private boolean ended;
+    private long dropped;
+
+    ReceiveQueue(int maxEvents, long maxBytes, ReceivePolicy policy, Runnable onHalfEmpty) {
+        this.maxEvents = maxEvents;
+        this.maxBytes = maxBytes;
+        this.policy = policy;
+        this.onHalfEmpty = onHalfEmpty;
+    }
+
+    ReceivePolicy policy() {
+        return policy;
+    }
+
+    /** Whether an event of {@code size} bytes fits now (always, in an empty queue). */
+    boolean hasRoom(int size) {
+        lock.lock();
+        try {
+            return events == 0 || (events + 1 <= maxEvents && bytes + size <= maxBytes);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Adds an item. Returns false when the queue is now at or over its limits and the producer should
+     * pause (it will be resumed through {@code onHalfEmpty}).
+     */
+    boolean add(Item item) {
+        lock.lock();
+        try {
+            items.addLast(item);
+            if (item instanceof Event e) {
+                events++;
+                bytes += e.payload().length;
+            }
+            notEmpty.signal();
+            boolean full = events >= maxEvents || bytes >= maxBytes;
+            if (full) {
+                producerWaiting = true;
+            }
+            return !full;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link ReceivePolicy#DROP_OLD}: evicts the oldest events until {@code size} more bytes fit; each
+     * shard's evicted range becomes one gap at the head. Returns the number of events evicted.
+     */
+    long evictOldest(int size, StreamRef stream) {
+        lock.lock();
+        try {
+            Map<Integer, long[]> ranges = new HashMap<>(); // shard -> {from, to}
+            long evicted = 0;
+            while (!items.isEmpty() && !(events == 0 || (events + 1 <= maxEvents && bytes + size <= maxBytes))) {
+                Item head = items.pollFirst();
+                long from;
+                long to;
+                int shard;
+                if (head instanceof Event e) {
+                    events--;
+                    bytes -= e.payload().length;
+                    evicted++;
+                    shard = e.shard();
+                    from = e.offset();
+                    to = e.offset();
+                } else {
+                    Gap g = (Gap) head;
+                    shard = g.shard();
+                    from = g.from();
+                    to = g.to();
+                }
+                long[] r = ranges.get(shard);
+                if (r == null) {
+                    ranges.put(shard, new long[] {from, to});
+                } else {
+                    r[1] = to;
+                }
+            }
+            ranges.forEach((shard, r) -> items.addFirst(new Gap(stream, shard, r[0], r[1], "client_queue_overflow")));
+            dropped += evicted;
+            return evicted;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void countDropped(long n) {
+        lock.lock();
+        try {
+            dropped += n;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long dropped() {
+        lock.lock();
+        try {
+            return dropped;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** No more items will be added; a waiting consumer wakes up. */
+    void end() {
+        lock.lock();
+        try {
+            ended = true;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The next item, waiting up to {@code timeoutNanos}; null on timeout or when ended and empty. */
+    Item poll(long timeoutNanos) throws InterruptedException {
+        Item item;
+        boolean resume = false;
+        lock.lock();
+        try {
+            long remaining = timeoutNanos;
+            while (items.isEmpty()) {
+                if (ended || remaining <= 0) {
+                    return null;
+                }
+                remaining = notEmpty.awaitNanos(remaining);
+            }
+            item = items.pollFirst();
+            if (item instanceof Event e) {
+                events--;
+                bytes -= e.payload().length;
+            }
+            if (producerWaiting && events <= maxEvents / 2 && bytes <= maxBytes / 2) {
+                producerWaiting = false;
+                resume = true;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (resume) {
+            onHalfEmpty.run();
+        }
+        return item;
+    }
+
+    boolean endedAndEmpty() {
+        lock.lock();
+        try {
+            return ended && items.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long size() {
+        lock.lock();
+        try {
+            return events;
+        } finally {
+            lock.unlock();
+        }
+    }
+}

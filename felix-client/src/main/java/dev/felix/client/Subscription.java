@@ -1,0 +1,273 @@
+package dev.felix.client;
+
+import dev.felix.wire.Capabilities;
+import dev.felix.wire.Message;
+import dev.felix.wire.WirePayload;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A subscription to a stream (all its shards, or one). Items arrive in offset order per shard:
+ * {@link Event}s, and {@link Gap}s for events that will never arrive — loss is never silent.
+ *
+ * <p>Take items with {@link #next(Duration)} or iterate; one consumer thread at a time. Everything
+ * else is thread-safe. When the broker or the connection ends the subscription, queued items are
+ * still returned, then {@code next} throws the reason.
+ */
+public final class Subscription implements AutoCloseable, Iterable<Item> {
+
+    private final FelixClient client;
+    private final SubscribeOptions options;
+    private final ReceiveQueue queue;
+    private final CompletableFuture<Subscription> subscribed = new CompletableFuture<>();
+    private final List<EventStreamReader> readers = new CopyOnWriteArrayList<>();
+    private final LongAdder events = new LongAdder();
+    private final LongAdder gaps = new LongAdder();
+    private final LongAdder missed = new LongAdder();
+    private final LongAdder localDrops = new LongAdder();
+    private final AtomicInteger openShards = new AtomicInteger();
+    private volatile long subscriptionId = -1;
+    private volatile List<Integer> shards = List.of();
+    private volatile FelixClientException endCause;
+    private volatile boolean closed;
+    private FrameStream control;
+
+    Subscription(FelixClient client, SubscribeOptions options) {
+        this.client = client;
+        this.options = options;
+        ClientConfig c = client.config();
+        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, c.receivePolicy, this::resumeReaders);
+    }
+
+    /** Opens the control stream and sends {@code subscribe}; completes on {@code subscribed}. */
+    CompletableFuture<Subscription> start() {
+        FrameStream.open(client.connection(), client.config(), new FrameStream.Listener() {
+            @Override
+            public void onPayload(WirePayload payload) {
+                onControl(payload);
+            }
+
+            @Override
+            public void onClosed(FelixClientException cause) {
+                if (!subscribed.isDone()) {
+                    subscribed.completeExceptionally(cause != null ? cause : new FelixClientException(
+                            ErrorCode.CONNECTION_LOST, "the broker closed the subscribe stream without a reply"));
+                }
+            }
+        }).whenComplete((fs, err) -> {
+            if (err != null) {
+                subscribed.completeExceptionally(err);
+                return;
+            }
+            control = fs;
+            StreamRef s = options.stream();
+            fs.write(new Message.Subscribe(s.tenant(), s.namespace(), s.stream(), null, options.start(),
+                    options.shard(), options.queuePolicy(), options.queueEvents(), null));
+            if (!Capabilities.has(fs.negotiated(), Capabilities.SUBSCRIPTION_LIFELINE)) {
+                fs.finish(); // an older broker: the subscribe stream carries one request
+            }
+        });
+        return subscribed;
+    }
+
+    private void onControl(WirePayload payload) {
+        if (payload instanceof Message.Subscribed ok) {
+            subscriptionId = ok.subscriptionId();
+            List<Integer> list = ok.shards() != null ? ok.shards()
+                    : List.of(options.shard() != null ? options.shard() : 0);
+            shards = List.copyOf(list);
+            openShards.set(list.size());
+            client.claim(this, ok.subscriptionId());
+            subscribed.complete(this);
+        } else if (payload instanceof Message.SubscribeCursorError e) {
+            boolean tooOld = e.reason() == dev.felix.wire.CursorErrorReason.TOO_OLD;
+            subscribed.completeExceptionally(new FelixClientException(
+                    tooOld ? ErrorCode.CURSOR_TOO_OLD : ErrorCode.CURSOR_IN_FUTURE,
+                    (tooOld ? "offset " + Long.toUnsignedString(e.requested()) + " is no longer retained; the oldest is "
+                            : "offset " + Long.toUnsignedString(e.requested()) + " is past the tail; the next offset is ")
+                            + Long.toUnsignedString(e.available()), e.available(), null));
+        } else if (payload instanceof Message.ErrorMessage e) {
+            subscribed.completeExceptionally(ClientFrames.toException(e));
+        }
+    }
+
+    /** Called by the client when an event stream of this subscription arrives. */
+    void attach(EventStreamReader reader) {
+        readers.add(reader);
+        reader.attach(this);
+    }
+
+    public StreamRef stream() {
+        return options.stream();
+    }
+
+    /** The broker's id for this subscription. */
+    public long id() {
+        return subscriptionId;
+    }
+
+    /** The shards this subscription reads. */
+    public List<Integer> shards() {
+        return shards;
+    }
+
+    /**
+     * The next item, waiting up to {@code timeout}; null if none arrived in time, or after
+     * {@link #close()}. Throws the reason once the subscription has ended and every queued item was
+     * taken.
+     */
+    public Item next(Duration timeout) {
+        if (closed) {
+            return null;
+        }
+        try {
+            Item item = queue.poll(InflightBudget.nanos(timeout));
+            if (item == null && queue.endedAndEmpty() && !closed) {
+                throw endCause != null ? endCause
+                        : new FelixClientException(ErrorCode.UNAVAILABLE, "the subscription ended");
+            }
+            return item;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /** Items until the subscription ends or is closed; {@code hasNext} blocks. */
+    @Override
+    public Iterator<Item> iterator() {
+        return new Iterator<>() {
+            private Item next;
+
+            @Override
+            public boolean hasNext() {
+                while (next == null) {
+                    if (closed) {
+                        return false;
+                    }
+                    try {
+                        next = Subscription.this.next(Duration.ofSeconds(1));
+                    } catch (FelixClientException e) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+
+            @Override
+            public Item next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                Item item = next;
+                next = null;
+                return item;
+            }
+        };
+    }
+
+    /** Whether the subscription has ended (by the broker, the connection, or {@link #close()}). */
+    public boolean ended() {
+        return closed || openShards.get() <= 0 && subscribed.isDone();
+    }
+
+    /** Why the subscription ended, or null. */
+    public FelixClientException endCause() {
+        return endCause;
+    }
+
+    /** Events received. */
+    public long eventCount() {
+        return events.sum();
+    }
+
+    /** Gap notices received (from the broker or this client's own receive queue). */
+    public long gapCount() {
+        return gaps.sum();
+    }
+
+    /** Events reported missing by gap notices. */
+    public long missedEvents() {
+        return missed.sum();
+    }
+
+    /** Events this client dropped itself (receive queue full under a drop policy). */
+    public long locallyDropped() {
+        return localDrops.sum();
+    }
+
+    /** Items waiting in the receive queue. */
+    public long queued() {
+        return queue.size();
+    }
+
+    /** Ends the subscription; the broker stops sending. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        if (control != null) {
+            control.finish(); // ends the lifeline: the broker unsubscribes at once
+        }
+        for (EventStreamReader r : readers) {
+            r.close();
+        }
+        client.forget(this);
+        queue.end();
+    }
+
+    // ------------------------------------------------------------------ from readers (event loop)
+
+    ReceiveQueue queue() {
+        return queue;
+    }
+
+    void countEvent() {
+        events.increment();
+    }
+
+    void countGap(long missedEvents) {
+        gaps.increment();
+        missed.add(missedEvents);
+    }
+
+    void countLocalDrops(long n) {
+        localDrops.add(n);
+        queue.countDropped(n);
+    }
+
+    void shardEnded(EventStreamReader reader, FelixClientException cause) {
+        if (cause != null && endCause == null) {
+            endCause = cause;
+        }
+        if (openShards.decrementAndGet() <= 0) {
+            queue.end();
+            client.forget(this);
+        }
+    }
+
+    /** The connection is gone: end now. */
+    void connectionLost(FelixClientException cause) {
+        if (endCause == null) {
+            endCause = cause;
+        }
+        subscribed.completeExceptionally(cause);
+        openShards.set(0);
+        queue.end();
+    }
+
+    private void resumeReaders() {
+        for (EventStreamReader r : new ArrayList<>(readers)) {
+            r.resume();
+        }
+    }
+}

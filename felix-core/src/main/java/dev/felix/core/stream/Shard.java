@@ -1,0 +1,546 @@
+package dev.felix.core.stream;
+
+import dev.felix.core.Checkpoint;
+import dev.felix.core.CoreConfig;
+import dev.felix.core.CoreMetrics;
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.core.QueueLimits;
+import dev.felix.core.QueuePolicy;
+import dev.felix.core.StartPosition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One shard of a stream: assigns contiguous offsets from 0 and fans every batch out to its
+ * subscribers.
+ *
+ * <h2>Concurrency: a single writer</h2>
+ * All mutable state (tail offset, memory ring, subscriber list, per-subscriber state) is owned by the
+ * shard's <em>writer</em>: a task that runs on a shared executor, never on two threads at once, and is
+ * rescheduled whenever work arrives. Other threads only enqueue: publishes into the bounded
+ * <em>writer queue</em> ({@link #tryPublish}), everything else (subscribe, unsubscribe, "queue has
+ * space" signals) as control tasks. There is no lock on the publish path; contention stays within one
+ * shard.
+ *
+ * <h2>Fanout</h2>
+ * The writer merges queued publishes into one {@link EventBatch} (up to {@code max_batch_events} /
+ * {@code max_batch_bytes}), assigns its offsets, keeps it in the memory ring, and hands the same
+ * instance to every live subscriber's queue. A subscriber whose queue is full is handled by its
+ * policy:
+ * <ul>
+ *   <li>{@code drop_new}: the batch is skipped for it; the skipped range becomes a pending gap notice,
+ *       queued before the next thing it receives.</li>
+ *   <li>{@code drop_old}: the oldest queued items make room and become a gap notice at the head.</li>
+ *   <li>{@code block}: the writer stops taking publishes until that subscriber has room; the writer
+ *       queue then fills and publishers are slowed down (lossless).</li>
+ *   <li>{@code catch_up}: the subscriber is detached from live delivery and fed by offset from
+ *       history until it reaches the tail, then rejoins live delivery.</li>
+ * </ul>
+ * A subscriber that starts in the past is fed the same way ("replay"): by offset from the ring, with
+ * a gap notice for anything no longer held; live batches are not given to it until it is at the tail.
+ * The switch from replay to live happens on the writer thread between two batches, so nothing is
+ * missed or delivered twice.
+ */
+public final class Shard {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Shard.class);
+
+    /** Publishes one writer run handles before yielding its thread to other shards. */
+    static final int MAX_PUBLISHES_PER_RUN = 4096;
+
+    private static final int IDLE = 0;
+    private static final int SCHEDULED = 1;
+
+    private final String label;
+    private final int index;
+    private final long incarnation;
+    private final CoreConfig config;
+    private final CoreMetrics metrics;
+    private final Executor executor;
+    private final LongSupplier subscriberIds;
+    private final QueuePolicy defaultPolicy;
+
+    // Multi-producer side.
+    private final ConcurrentLinkedQueue<PublishRequest> inbox = new ConcurrentLinkedQueue<>();
+    private final AtomicLong inboxEvents = new AtomicLong();
+    private final AtomicLong inboxBytes = new AtomicLong();
+    private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Runnable> writableWaiters = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger state = new AtomicInteger(IDLE);
+    private volatile boolean closing;
+
+    // Writer-owned state.
+    private long next;
+    private final BatchRing ring;
+    private final ArrayList<Subscriber> subscribers = new ArrayList<>();
+    private final ArrayList<PublishRequest> merging = new ArrayList<>();
+    private int blockedCount;
+
+    // Published for readers on other threads (info, metrics).
+    private volatile long publishedNext;
+    private volatile long publishedOldest;
+    private volatile int publishedSubscribers;
+
+    Shard(String label, int index, long incarnation, CoreConfig config, CoreMetrics metrics, Executor executor,
+            LongSupplier subscriberIds, QueuePolicy defaultPolicy) {
+        this.label = label;
+        this.index = index;
+        this.incarnation = incarnation;
+        this.config = config;
+        this.metrics = metrics;
+        this.executor = executor;
+        this.subscriberIds = subscriberIds;
+        this.defaultPolicy = defaultPolicy;
+        this.ring = new BatchRing(config.ringEvents(), config.ringBytes());
+    }
+
+    public int index() {
+        return index;
+    }
+
+    public long incarnation() {
+        return incarnation;
+    }
+
+    // ------------------------------------------------------------------ publish (any thread)
+
+    /**
+     * Queues a publish for the writer. Returns false, taking nothing, when the writer queue is full;
+     * the caller then applies its ingress policy: answer {@code overloaded}, or wait for
+     * {@link #onWritable} and retry. An empty queue accepts any single publish.
+     */
+    public boolean tryPublish(PublishRequest request) {
+        if (closing) {
+            fail(request, FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down"));
+            return true;
+        }
+        int n = request.eventCount();
+        long bytes = request.payloadBytes();
+        long events = inboxEvents.addAndGet(n);
+        long total = inboxBytes.addAndGet(bytes);
+        QueueLimits limits = config.writerQueue();
+        if (events != n && (events > limits.events() || total > limits.bytes())) {
+            inboxEvents.addAndGet(-n);
+            inboxBytes.addAndGet(-bytes);
+            metrics.blocked(Checkpoint.WRITER_QUEUE).increment();
+            return false;
+        }
+        inbox.add(request);
+        schedule();
+        return true;
+    }
+
+    /**
+     * Runs {@code callback} once the writer queue is at most half full (immediately if it is now). The
+     * callback runs on the writer's thread or the caller's; it must be quick.
+     */
+    public void onWritable(Runnable callback) {
+        writableWaiters.add(callback);
+        if (writerQueueHasRoom()) {
+            runWritableWaiters();
+        }
+    }
+
+    // ------------------------------------------------------------------ subscribe (any thread)
+
+    /**
+     * Registers a subscriber starting at {@code request.start()}. Completes with the subscription, or
+     * exceptionally with a {@link dev.felix.core.FelixException} ({@code cursor_too_old} /
+     * {@code cursor_in_future} naming the offset that is available).
+     */
+    public CompletableFuture<Subscription> subscribe(SubscribeRequest request) {
+        CompletableFuture<Subscription> result = new CompletableFuture<>();
+        QueuePolicy policy = request.policy() != null ? request.policy() : defaultPolicy;
+        if (policy == QueuePolicy.CATCH_UP && defaultPolicy != QueuePolicy.CATCH_UP) {
+            result.completeExceptionally(FelixError.of(ErrorCode.BAD_REQUEST,
+                    "catch_up needs a log: it is only valid on durable streams").toException());
+            return result;
+        }
+        QueueLimits limits = request.limits() != null ? request.limits() : config.subscriberQueue();
+        long id = subscriberIds.getAsLong();
+        Subscriber[] holder = new Subscriber[1];
+        SubscriberQueue queue = new SubscriberQueue(limits, () -> post(() -> onSpace(holder[0])));
+        Subscriber subscriber = new Subscriber(id, policy, queue);
+        holder[0] = subscriber;
+        post(() -> register(subscriber, request.start(), result));
+        return result;
+    }
+
+    void unsubscribe(Subscriber subscriber) {
+        post(() -> remove(subscriber));
+    }
+
+    /** Tells a late listener that the subscription already ended. */
+    void checkEnded(Subscriber subscriber) {
+        FelixError end = subscriber.endError;
+        if (end != null && subscriber.listener != null) {
+            subscriber.listener.onEnd(end);
+        }
+    }
+
+    /** A snapshot of offsets and counts. */
+    public ShardInfo info() {
+        return new ShardInfo(index, publishedOldest, publishedNext, incarnation, publishedSubscribers,
+                inboxEvents.get());
+    }
+
+    /** Ends every subscription and fails queued publishes; idempotent. */
+    public void close() {
+        closing = true;
+        post(this::shutdown);
+    }
+
+    // ------------------------------------------------------------------ writer
+
+    private void post(Runnable task) {
+        control.add(task);
+        schedule();
+    }
+
+    private void schedule() {
+        if (state.compareAndSet(IDLE, SCHEDULED)) {
+            try {
+                executor.execute(this::run);
+            } catch (RejectedExecutionException e) {
+                // The broker has stopped the shard threads (close). This caller won the CAS, so it
+                // owns the writer: run the remaining work here, so the shutdown still ends the
+                // subscriptions and answers every queued publish, and late calls get a clean answer.
+                run();
+            }
+        }
+    }
+
+    private void run() {
+        try {
+            runOnce();
+        } catch (Throwable t) {
+            LOG.error("shard {} writer failed; its subscribers are ended", label, t);
+            endAll(FelixError.of(ErrorCode.INTERNAL, "shard writer failed: " + t));
+        } finally {
+            state.set(IDLE);
+            if (!control.isEmpty() || (blockedCount == 0 && !inbox.isEmpty())) {
+                schedule();
+            }
+        }
+    }
+
+    private void runOnce() {
+        runControlTasks();
+        int handled = 0;
+        while (blockedCount == 0 && handled < MAX_PUBLISHES_PER_RUN) {
+            PublishRequest first = inbox.poll();
+            if (first == null) {
+                break;
+            }
+            handled += appendMerged(first);
+            runControlTasks(); // subscribes and space signals should not wait behind a long backlog
+        }
+        if (!writableWaiters.isEmpty() && writerQueueHasRoom()) {
+            runWritableWaiters();
+        }
+    }
+
+    private void runControlTasks() {
+        Runnable task;
+        while ((task = control.poll()) != null) {
+            task.run();
+        }
+    }
+
+    /** Merges {@code first} with whatever fits behind it, appends the batch and fans it out. */
+    private int appendMerged(PublishRequest first) {
+        merging.clear();
+        merging.add(first);
+        int events = first.eventCount();
+        long bytes = first.payloadBytes();
+        PublishRequest p;
+        while ((p = inbox.peek()) != null
+                && events + p.eventCount() <= config.maxBatchEvents()
+                && bytes + p.payloadBytes() <= config.maxBatchBytes()) {
+            inbox.poll();
+            merging.add(p);
+            events += p.eventCount();
+            bytes += p.payloadBytes();
+        }
+        byte[][] payloads = merging.size() == 1 ? first.payloads() : concat(merging, events);
+        long base = next;
+        next += events;
+        EventBatch batch = new EventBatch(index, base, payloads, System.nanoTime());
+        ring.add(batch);
+        // Before anyone hears of the batch (fanout, acks), so info() never lags an acknowledgement.
+        publishedNext = next;
+        publishedOldest = ring.oldestOffset(next);
+        inboxEvents.addAndGet(-events);
+        inboxBytes.addAndGet(-bytes);
+        metrics.publishedEvents.add(events);
+        metrics.publishedBytes.add(bytes);
+        metrics.batches.increment();
+
+        fanout(batch);
+
+        long offset = base;
+        for (int i = 0; i < merging.size(); i++) {
+            PublishRequest r = merging.get(i);
+            if (r.listener() != null) {
+                r.listener().accepted(index, offset, r.eventCount());
+            }
+            offset += r.eventCount();
+        }
+        merging.clear();
+        return events;
+    }
+
+    private void fanout(EventBatch batch) {
+        for (int i = 0; i < subscribers.size(); i++) {
+            Subscriber s = subscribers.get(i);
+            if (s.mode == Subscriber.Mode.LIVE) {
+                deliverLive(s, batch);
+            }
+        }
+    }
+
+    private void deliverLive(Subscriber s, EventBatch batch) {
+        SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, false);
+        if (offer != SubscriberQueue.Offer.FULL) {
+            accepted(s, batch, offer);
+            return;
+        }
+        switch (s.policy) {
+            case DROP_NEW -> {
+                s.next = batch.endOffset();
+                metrics.dropped(Checkpoint.SUBSCRIBER_QUEUE).add(batch.eventCount());
+                if (s.pendingGap == null && s.queue.extendTailGap(batch.baseOffset(), batch.lastOffset(),
+                        GapNotice.Reason.QUEUE_OVERFLOW)) {
+                    return; // the gap just before this batch is still queued: it now covers this one too
+                }
+                s.missed(index, batch.baseOffset(), batch.lastOffset(), GapNotice.Reason.QUEUE_OVERFLOW);
+                s.queue.requestSpaceSignal(); // so the gap is reported even if nothing else is published
+            }
+            case DROP_OLD -> {
+                if (s.pendingGap != null) {
+                    metrics.gapNotices.increment();
+                }
+                long evicted = s.queue.evictOldestAndOffer(s.pendingGap, batch, index);
+                if (evicted > 0) {
+                    metrics.gapNotices.increment();
+                }
+                s.pendingGap = null;
+                s.next = batch.endOffset();
+                metrics.dropped(Checkpoint.SUBSCRIBER_QUEUE).add(evicted);
+                metrics.fannedOutEvents.add(batch.eventCount());
+            }
+            case BLOCK -> {
+                s.blockedOn = batch;
+                metrics.blocked(Checkpoint.SUBSCRIBER_QUEUE).increment();
+                metrics.writerBlocked.increment();
+                s.queue.requestSpaceSignal();
+            }
+            case CATCH_UP -> {
+                s.mode = Subscriber.Mode.REPLAY;
+                metrics.catchUpDetached.increment();
+                s.queue.requestSpaceSignal();
+            }
+        }
+    }
+
+    /** Bookkeeping after {@code batch} (and the pending gap) went onto {@code s}'s queue. */
+    private void accepted(Subscriber s, EventBatch batch, SubscriberQueue.Offer offer) {
+        if (s.pendingGap != null) {
+            metrics.gapNotices.increment();
+            s.pendingGap = null;
+        }
+        s.next = batch.endOffset();
+        metrics.fannedOutEvents.add(batch.eventCount());
+        if (offer == SubscriberQueue.Offer.ADDED_WAKE) {
+            wake(s);
+        }
+    }
+
+    /** The subscriber's queue drained to half: resume whatever was waiting for it. */
+    private void onSpace(Subscriber s) {
+        if (s.closed) {
+            return;
+        }
+        if (s.blockedOn != null) {
+            EventBatch batch = s.blockedOn;
+            SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, true);
+            if (offer == SubscriberQueue.Offer.FULL) {
+                return;
+            }
+            s.blockedOn = null;
+            blockedCount--;
+            accepted(s, batch, offer);
+        }
+        if (s.mode == Subscriber.Mode.REPLAY) {
+            pump(s);
+        } else {
+            flushGap(s);
+        }
+    }
+
+    /** Feeds a replaying subscriber by offset until its queue is full or it reaches the tail. */
+    private void pump(Subscriber s) {
+        while (true) {
+            if (s.next >= next) {
+                s.mode = Subscriber.Mode.LIVE; // at the tail: the next batch will be delivered live
+                flushGap(s);
+                return;
+            }
+            EventBatch batch = ring.batchFrom(s.next);
+            if (batch == null) {
+                long oldest = ring.oldestOffset(next);
+                metrics.retentionMissedEvents.add(oldest - s.next);
+                s.missed(index, s.next, oldest - 1, GapNotice.Reason.RETENTION);
+                s.next = oldest;
+                continue;
+            }
+            SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, true);
+            if (offer == SubscriberQueue.Offer.FULL) {
+                return; // the queue will signal when it has drained
+            }
+            metrics.replayedEvents.add(batch.eventCount());
+            accepted(s, batch, offer);
+        }
+    }
+
+    private void flushGap(Subscriber s) {
+        if (s.pendingGap != null) {
+            SubscriberQueue.Offer offer = s.queue.offerGap(s.pendingGap);
+            s.pendingGap = null;
+            metrics.gapNotices.increment();
+            if (offer == SubscriberQueue.Offer.ADDED_WAKE) {
+                wake(s);
+            }
+        }
+    }
+
+    private void register(Subscriber s, StartPosition start, CompletableFuture<Subscription> result) {
+        if (closing) {
+            result.completeExceptionally(
+                    FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down").toException());
+            return;
+        }
+        long oldest = ring.oldestOffset(next);
+        long from;
+        if (start instanceof StartPosition.Latest) {
+            from = next;
+        } else if (start instanceof StartPosition.Earliest) {
+            from = oldest;
+        } else {
+            from = ((StartPosition.AtOffset) start).offset();
+        }
+        if (from > next) {
+            result.completeExceptionally(new FelixError(ErrorCode.CURSOR_IN_FUTURE,
+                    "offset " + from + " is past the tail of " + label + " (next offset " + next + ")",
+                    next).toException());
+            return;
+        }
+        if (from < oldest) {
+            result.completeExceptionally(new FelixError(ErrorCode.CURSOR_TOO_OLD,
+                    "offset " + from + " of " + label + " is no longer retained; the oldest is " + oldest,
+                    oldest).toException());
+            return;
+        }
+        s.next = from;
+        s.mode = from == next ? Subscriber.Mode.LIVE : Subscriber.Mode.REPLAY;
+        subscribers.add(s);
+        publishedSubscribers = subscribers.size();
+        result.complete(new Subscription(this, s, from));
+        if (s.mode == Subscriber.Mode.REPLAY) {
+            pump(s);
+        }
+    }
+
+    /** Unsubscribe: detaches the subscriber and discards what is queued for it. */
+    private void remove(Subscriber s) {
+        detach(s);
+        s.queue.clear();
+    }
+
+    /** Takes the subscriber out of fanout and releases the writer if it was holding it; idempotent. */
+    private void detach(Subscriber s) {
+        if (s.closed) {
+            return;
+        }
+        s.closed = true;
+        subscribers.remove(s);
+        publishedSubscribers = subscribers.size();
+        if (s.blockedOn != null) {
+            s.blockedOn = null;
+            blockedCount--;
+        }
+    }
+
+    private void shutdown() {
+        endAll(FelixError.of(ErrorCode.UNAVAILABLE, "the broker is shutting down"));
+        PublishRequest p;
+        while ((p = inbox.poll()) != null) {
+            inboxEvents.addAndGet(-p.eventCount());
+            inboxBytes.addAndGet(-p.payloadBytes());
+            fail(p, FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down"));
+        }
+        runWritableWaiters();
+    }
+
+    private void endAll(FelixError error) {
+        for (Subscriber s : List.copyOf(subscribers)) {
+            detach(s); // what is already queued stays pollable (SubscriptionListener#onEnd)
+            s.endError = error;
+            SubscriptionListener l = s.listener;
+            if (l != null) {
+                l.onEnd(error);
+            }
+        }
+    }
+
+    private void wake(Subscriber s) {
+        SubscriptionListener l = s.listener;
+        if (l != null) {
+            l.onDeliveryReady();
+        }
+    }
+
+    private boolean writerQueueHasRoom() {
+        QueueLimits limits = config.writerQueue();
+        return inboxEvents.get() <= limits.events() / 2 && inboxBytes.get() <= limits.bytes() / 2;
+    }
+
+    private void runWritableWaiters() {
+        Runnable w;
+        while ((w = writableWaiters.poll()) != null) {
+            w.run();
+        }
+    }
+
+    private static void fail(PublishRequest request, FelixError error) {
+        if (request.listener() != null) {
+            request.listener().failed(error);
+        }
+    }
+
+    private static byte[][] concat(List<PublishRequest> requests, int events) {
+        byte[][] all = new byte[events][];
+        int i = 0;
+        for (PublishRequest r : requests) {
+            byte[][] p = r.payloads();
+            System.arraycopy(p, 0, all, i, p.length);
+            i += p.length;
+        }
+        return all;
+    }
+
+    @Override
+    public String toString() {
+        return "Shard[" + label + "]";
+    }
+}

@@ -1,0 +1,67 @@
+package dev.felix.core.stream;
+
+/**
+ * A consumer's handle on one shard subscription.
+ *
+ * <p>{@link #poll()} must be called from one thread at a time (the consumer); everything else is
+ * thread-safe. After {@link SubscriptionListener#onDeliveryReady()} the consumer polls until
+ * {@code null}, writing what it gets; it may stop early (e.g. its connection is not writable) and poll
+ * again later. Closing is idempotent.
+ */
+public final class Subscription implements AutoCloseable {
+
+    private final Shard shard;
+    private final Subscriber subscriber;
+    private final long startOffset;
+
+    Subscription(Shard shard, Subscriber subscriber, long startOffset) {
+        this.shard = shard;
+        this.subscriber = subscriber;
+        this.startOffset = startOffset;
+    }
+
+    /** Broker-unique id of this subscription. */
+    public long id() {
+        return subscriber.id;
+    }
+
+    /** Index of the shard within its stream. */
+    public int shard() {
+        return shard.index();
+    }
+
+    /** The offset the subscription started at (resolved from latest/earliest/offset). */
+    public long startOffset() {
+        return startOffset;
+    }
+
+    /** The shard's incarnation (changes when an ephemeral shard loses its memory). */
+    public long incarnation() {
+        return shard.incarnation();
+    }
+
+    /** Sets who is told about new deliveries; if items are already queued it is told at once. */
+    public void listen(SubscriptionListener listener) {
+        subscriber.listener = listener;
+        if (!subscriber.queue.isEmpty()) {
+            listener.onDeliveryReady();
+        }
+        shard.checkEnded(subscriber);
+    }
+
+    /** The next item in order, or null when nothing is queued. Consumer thread only. */
+    public Delivery poll() {
+        return subscriber.queue.poll();
+    }
+
+    /** Events queued for this subscriber right now. */
+    public long queuedEvents() {
+        return subscriber.queue.events();
+    }
+
+    /** Stops the subscription; queued items are discarded. */
+    @Override
+    public void close() {
+        shard.unsubscribe(subscriber);
+    }
+}

@@ -1,0 +1,207 @@
+package dev.felix.server;
+
+import dev.felix.core.Broker;
+import dev.felix.core.stream.ShardInfo;
+import dev.felix.core.stream.Stream;
+import dev.felix.server.admin.AdminHttpServer;
+import dev.felix.server.auth.Authenticator;
+import dev.felix.server.auth.DevModeAuthenticator;
+import dev.felix.server.auth.StaticTokenAuthenticator;
+import dev.felix.server.config.BrokerConfig;
+import dev.felix.server.metrics.BrokerMetrics;
+import dev.felix.server.protocol.ServerContext;
+import dev.felix.server.protocol.StreamInitializers;
+import dev.felix.transport.QuicServer;
+import dev.felix.transport.TlsMaterial;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running broker node: QUIC listener, broker core, admin HTTP.
+ *
+ * <p>{@link #start} returns once every endpoint is bound and the node is ready. {@link #close} drains:
+ * readiness flips to false, new connections are refused, publishes already accepted finish and are
+ * acknowledged (bounded by {@code shutdown_timeout_ms}), then connections close with reason
+ * "broker shutting down" and the core stops.
+ */
+public final class FelixServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(FelixServer.class);
+
+    private final BrokerConfig config;
+    private final Broker broker;
+    private final BrokerMetrics metrics;
+    private final ServerContext context;
+    private final QuicServer quic;
+    private final AdminHttpServer http;
+    private final TlsMaterial tls;
+    private final Path certificateFile;
+    private volatile boolean ready;
+    private volatile boolean closed;
+
+    private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
+            QuicServer quic, AdminHttpServer http, TlsMaterial tls, Path certificateFile) {
+        this.config = config;
+        this.broker = broker;
+        this.metrics = metrics;
+        this.context = context;
+        this.quic = quic;
+        this.http = http;
+        this.tls = tls;
+        this.certificateFile = certificateFile;
+    }
+
+    /** Starts a node; throws with a clear message if a port is taken or the TLS files are unusable. */
+    public static FelixServer start(BrokerConfig config) throws Exception {
+        Files.createDirectories(config.dataDir());
+        TlsMaterial tls;
+        Path certFile;
+        if (config.tlsCert() != null) {
+            tls = TlsMaterial.loadPem(config.tlsCert(), config.tlsKey());
+            certFile = config.tlsCert();
+        } else {
+            Path dir = config.dataDir().resolve("tls");
+            tls = TlsMaterial.loadOrGenerate(dir, extraNames(config));
+            certFile = dir.resolve(TlsMaterial.CERT_FILE);
+            if (tls.generated()) {
+                LOG.info("generated a self-signed development certificate at {}", certFile);
+            }
+        }
+        Broker broker = new Broker(config.coreConfig());
+        ServerContext[] contextRef = new ServerContext[1];
+        BrokerMetrics metrics = new BrokerMetrics(broker.metrics(),
+                () -> contextRef[0].subscriptionCount(),
+                () -> contextRef[0].subscriberQueueEvents(),
+                () -> writerQueued(broker),
+                () -> contextRef[0].connectionCount());
+        Authenticator auth = config.devMode() ? new DevModeAuthenticator(config.insecure())
+                : new StaticTokenAuthenticator(config.authTokens());
+        ServerContext context = new ServerContext(broker, config, auth, metrics);
+        contextRef[0] = context;
+        QuicServer quic = null;
+        try {
+            quic = QuicServer.bind(config.quicBind().toSocketAddress(), config.transportConfig(), tls, null,
+                    StreamInitializers.connections(context), StreamInitializers.streams(context));
+            FelixServer[] self = new FelixServer[1];
+            AdminHttpServer http;
+            try {
+                http = AdminHttpServer.start(config.httpBind().toSocketAddress(),
+                        () -> self[0] != null && self[0].ready, metrics::scrape);
+            } catch (IOException e) {
+                throw new IOException("could not listen on http_bind " + config.httpBind() + ": " + e.getMessage(), e);
+            }
+            FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
+            self[0] = server;
+            server.ready = true;
+            LOG.info("felix listening on quic {} (TLS 1.3, ALPN felix/1), admin http {}; {}",
+                    quic.localAddress(), http.address(), config.devMode()
+                            ? "dev mode: any auth is accepted, streams are created on first use"
+                            : "authentication: static tokens for " + config.authTokens().size() + " tenant(s)");
+            LOG.info("certificate {} SHA-256 fingerprint {}", certFile, tls.fingerprint());
+            return server;
+        } catch (Exception e) {
+            if (quic != null) {
+                quic.close();
+            }
+            broker.close();
+            metrics.close();
+            throw e;
+        }
+    }
+
+    private static List<String> extraNames(BrokerConfig config) {
+        List<String> names = new ArrayList<>();
+        String host = config.quicBind().host();
+        try {
+            if (!InetAddress.getByName(host).isAnyLocalAddress()) {
+                names.add(host);
+            }
+        } catch (IOException e) {
+            names.add(host);
+        }
+        return names;
+    }
+
+    private static long writerQueued(Broker broker) {
+        long total = 0;
+        for (Stream s : broker.streams()) {
+            for (ShardInfo i : s.info().shards()) {
+                total += i.writerQueued();
+            }
+        }
+        return total;
+    }
+
+    public InetSocketAddress quicAddress() {
+        return quic.localAddress();
+    }
+
+    public InetSocketAddress httpAddress() {
+        return http.address();
+    }
+
+    /** SHA-256 fingerprint of the certificate clients see. */
+    public String fingerprint() {
+        return tls.fingerprint();
+    }
+
+    /** The PEM file clients can trust. */
+    public Path certificateFile() {
+        return certificateFile;
+    }
+
+    public TlsMaterial tls() {
+        return tls;
+    }
+
+    public Broker broker() {
+        return broker;
+    }
+
+    public BrokerConfig config() {
+        return config;
+    }
+
+    public BrokerMetrics metrics() {
+        return metrics;
+    }
+
+    public boolean ready() {
+        return ready;
+    }
+
+    /** Drains and stops the node; see the class comment. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        ready = false;
+        context.startDraining();
+        long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
+        while (writerQueued(broker) > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10); // shutdown path only: wait for accepted publishes to be processed
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        context.closeConnections("broker shutting down");
+        broker.close();
+        quic.close();
+        http.close();
+        metrics.close();
+        LOG.info("felix stopped");
+    }
+}

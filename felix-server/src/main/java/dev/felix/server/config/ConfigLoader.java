@@ -1,0 +1,186 @@
+package dev.felix.server.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.felix.core.QueueLimits;
+import dev.felix.core.QueuePolicy;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * Resolves a {@link BrokerConfig}. Precedence, lowest to highest: built-in default, YAML file,
+ * {@code FELIX_*} environment variable, command-line flag. Any invalid value fails with a message that
+ * names the setting and where the value came from; unknown YAML keys fail too (they are usually typos).
+ */
+public final class ConfigLoader {
+    private ConfigLoader() {
+    }
+
+    /**
+     * @param yamlFile a YAML file, or null for none
+     * @param env      environment variables (only {@code FELIX_*} names are read)
+     * @param flags    values from command-line flags, keyed by setting key (e.g. {@code quic_bind})
+     */
+    public static BrokerConfig load(Path yamlFile, Map<String, String> env, Map<String, String> flags)
+            throws ConfigException {
+        Map<String, String> values = new HashMap<>();
+        Map<String, String> origins = new HashMap<>();
+        for (Setting<?> s : Settings.ALL) {
+            if (s.defaultText() != null) {
+                values.put(s.key(), s.defaultText());
+                origins.put(s.key(), "default");
+            }
+        }
+        if (yamlFile != null) {
+            readYaml(yamlFile, values, origins);
+        }
+        for (Setting<?> s : Settings.ALL) {
+            String v = env.get(s.env());
+            if (v != null) {
+                values.put(s.key(), v);
+                origins.put(s.key(), "environment variable " + s.env());
+            }
+        }
+        for (Map.Entry<String, String> flag : flags.entrySet()) {
+            Setting<?> s = Settings.byKey(flag.getKey());
+            if (s == null) {
+                throw new ConfigException("unknown setting '" + flag.getKey() + "'");
+            }
+            values.put(s.key(), flag.getValue());
+            origins.put(s.key(), "flag " + s.flag());
+        }
+        return build(new Resolved(values, origins));
+    }
+
+    private static BrokerConfig build(Resolved r) throws ConfigException {
+        Map<String, List<String>> tokens = r.get(Settings.AUTH_TOKENS);
+        boolean dev = tokens.isEmpty();
+        Boolean autoCreate = r.getOrNull(Settings.AUTO_CREATE);
+        HostPort quic = r.get(Settings.QUIC_BIND);
+        HostPort http = r.get(Settings.HTTP_BIND);
+        boolean insecure = r.get(Settings.INSECURE);
+        if (!quic.isLoopback() && dev && !insecure) {
+            throw new ConfigException("quic_bind " + quic + " (" + r.origin(Settings.QUIC_BIND) + ") is not a"
+                    + " loopback address and no authentication is configured: set auth_tokens, or pass"
+                    + " --insecure to accept any client");
+        }
+        if (!http.isLoopback() && !insecure) {
+            throw new ConfigException("http_bind " + http + " (" + r.origin(Settings.HTTP_BIND) + ") is not a"
+                    + " loopback address; the admin endpoints have no authentication: pass --insecure to allow it");
+        }
+        java.nio.file.Path cert = r.getOrNull(Settings.TLS_CERT);
+        java.nio.file.Path key = r.getOrNull(Settings.TLS_KEY);
+        if ((cert == null) != (key == null)) {
+            throw new ConfigException("tls_cert and tls_key must be set together");
+        }
+        return new BrokerConfig(
+                r.get(Settings.DATA_DIR),
+                quic,
+                http,
+                insecure,
+                tokens,
+                cert,
+                key,
+                r.get(Settings.MAX_FRAME_BYTES),
+                autoCreate != null ? autoCreate : dev,
+                r.get(Settings.SHARD_THREADS),
+                r.get(Settings.RING_EVENTS),
+                r.get(Settings.RING_BYTES),
+                new QueueLimits(r.get(Settings.WRITER_QUEUE_EVENTS), r.get(Settings.WRITER_QUEUE_BYTES)),
+                new QueueLimits(r.get(Settings.SUBSCRIBER_QUEUE_EVENTS), r.get(Settings.SUBSCRIBER_QUEUE_BYTES)),
+                r.<QueuePolicy>get(Settings.SUBSCRIBER_QUEUE_POLICY),
+                r.get(Settings.INGRESS_POLICY),
+                r.get(Settings.CONN_WINDOW_BYTES),
+                r.get(Settings.STREAM_WINDOW_BYTES),
+                r.get(Settings.MAX_STREAMS),
+                Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)),
+                r.get(Settings.MAX_UDP_PAYLOAD_BYTES),
+                Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)));
+    }
+
+    private static void readYaml(Path file, Map<String, String> values, Map<String, String> origins)
+            throws ConfigException {
+        JsonNode root;
+        try {
+            root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            return; // an empty file configures nothing
+        }
+        if (!root.isObject()) {
+            throw new ConfigException("config file " + file + " must be a YAML mapping of setting: value");
+        }
+        Iterator<Map.Entry<String, JsonNode>> fields = root.fields();
+        while (fields.hasNext()) {
+            Map.Entry<String, JsonNode> field = fields.next();
+            Setting<?> s = Settings.byKey(field.getKey());
+            if (s == null) {
+                StringJoiner known = new StringJoiner(", ");
+                Settings.ALL.forEach(k -> known.add(k.key()));
+                throw new ConfigException("unknown setting '" + field.getKey() + "' in " + file + "; known: " + known);
+            }
+            values.put(s.key(), yamlText(s, field.getValue(), file));
+            origins.put(s.key(), "config file " + file);
+        }
+    }
+
+    private static String yamlText(Setting<?> s, JsonNode node, Path file) throws ConfigException {
+        if (s == Settings.AUTH_TOKENS && node.isObject()) {
+            // auth_tokens: {tenant: token} or {tenant: [token, ...]}
+            StringJoiner pairs = new StringJoiner(",");
+            Iterator<Map.Entry<String, JsonNode>> it = node.fields();
+            while (it.hasNext()) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (e.getValue().isArray()) {
+                    e.getValue().forEach(t -> pairs.add(e.getKey() + "=" + t.asText()));
+                } else {
+                    pairs.add(e.getKey() + "=" + e.getValue().asText());
+                }
+            }
+            return pairs.toString();
+        }
+        if (!node.isValueNode() || node.isNull()) {
+            throw new ConfigException("setting " + s.key() + " in " + file + " must be a single value");
+        }
+        return node.asText();
+    }
+
+    /** Resolved text values with their origins, parsed on demand with errors naming both. */
+    private record Resolved(Map<String, String> values, Map<String, String> origins) {
+        @SuppressWarnings("unchecked")
+        <T> T get(Setting<?> s) throws ConfigException {
+            T v = getOrNull(s);
+            if (v == null) {
+                throw new ConfigException("setting " + s.key() + " has no value");
+            }
+            return v;
+        }
+
+        @SuppressWarnings("unchecked")
+        <T> T getOrNull(Setting<?> s) throws ConfigException {
+            String text = values.get(s.key());
+            if (text == null) {
+                return null;
+            }
+            try {
+                return (T) s.parser().apply(text.trim());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException("invalid " + s.key() + " (" + origin(s) + "): " + e.getMessage());
+            }
+        }
+
+        String origin(Setting<?> s) {
+            return origins.getOrDefault(s.key(), "default");
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package dev.felix.server.config;
+
+import dev.felix.core.QueuePolicy;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every broker setting, with its default. This is the single place defaults live.
+ *
+ * <p>Precedence, lowest to highest: built-in default, YAML file ({@code --config FILE} or
+ * {@code FELIX_CONFIG}), environment variable ({@code FELIX_<KEY>}), command-line flag.
+ */
+public final class Settings {
+    private Settings() {
+    }
+
+    public static final Setting<Path> DATA_DIR = new Setting<>("data_dir", "./data",
+            "directory for logs, caches and the generated TLS certificate", Path::of);
+    public static final Setting<HostPort> QUIC_BIND = new Setting<>("quic_bind", "127.0.0.1:5000",
+            "QUIC listener (UDP) address", HostPort::parse);
+    public static final Setting<HostPort> HTTP_BIND = new Setting<>("http_bind", "127.0.0.1:8080",
+            "admin HTTP address: /live, /ready, /metrics", HostPort::parse);
+    public static final Setting<Boolean> INSECURE = new Setting<>("insecure", "false",
+            "allow a non-loopback bind without authentication", Settings::bool);
+    public static final Setting<Map<String, List<String>>> AUTH_TOKENS = new Setting<>("auth_tokens", "",
+            "static tokens per tenant, 'tenant=token,tenant=token'; empty = dev mode (any auth accepted on loopback)",
+            Settings::tokens);
+    public static final Setting<Path> TLS_CERT = new Setting<>("tls_cert", null,
+            "PEM certificate chain; unset = generate a self-signed one under DATA_DIR/tls", Path::of);
+    public static final Setting<Path> TLS_KEY = new Setting<>("tls_key", null,
+            "PEM private key for tls_cert", Path::of);
+    public static final Setting<Integer> MAX_FRAME_BYTES = new Setting<>("max_frame_bytes", "16777216",
+            "largest frame accepted or sent, in bytes", v -> intRange(v, 1024, Integer.MAX_VALUE - 12));
+    public static final Setting<Boolean> AUTO_CREATE = new Setting<>("auto_create", "dev",
+            "create tenants, namespaces and ephemeral streams on first use; 'dev' = only in dev mode",
+            Settings::autoCreate);
+    public static final Setting<Integer> SHARD_THREADS = new Setting<>("shard_threads", "0",
+            "threads running shard writers (0 = one per core)", v -> intRange(v, 0, 1024));
+    public static final Setting<Integer> RING_EVENTS = new Setting<>("ring_events", "65536",
+            "per shard: recent events kept in memory for resume and catch-up", v -> intRange(v, 1, 1 << 30));
+    public static final Setting<Long> RING_BYTES = new Setting<>("ring_bytes", "67108864",
+            "per shard: recent payload bytes kept in memory", v -> longRange(v, 1, Long.MAX_VALUE));
+    public static final Setting<Integer> WRITER_QUEUE_EVENTS = new Setting<>("writer_queue_events", "16384",
+            "per shard: publishes waiting for the shard writer, in events", v -> intRange(v, 1, 1 << 30));
+    public static final Setting<Long> WRITER_QUEUE_BYTES = new Setting<>("writer_queue_bytes", "33554432",
+            "per shard: publishes waiting for the shard writer, in bytes", v -> longRange(v, 1, Long.MAX_VALUE));
+    public static final Setting<Integer> SUBSCRIBER_QUEUE_EVENTS = new Setting<>("subscriber_queue_events", "8192",
+            "per subscriber: events waiting to be written to its connection", v -> intRange(v, 1, 1 << 30));
+    public static final Setting<Long> SUBSCRIBER_QUEUE_BYTES = new Setting<>("subscriber_queue_bytes", "16777216",
+            "per subscriber: payload bytes waiting to be written", v -> longRange(v, 1, Long.MAX_VALUE));
+    public static final Setting<QueuePolicy> SUBSCRIBER_QUEUE_POLICY = new Setting<>("subscriber_queue_policy",
+            "drop_new", "ephemeral streams: default subscriber queue policy (block, drop_new, drop_old)",
+            Settings::ephemeralPolicy);
+    public static final Setting<IngressPolicy> INGRESS_POLICY = new Setting<>("ingress_policy", "block",
+            "when a shard's writer queue is full: block (stop reading the publisher) or drop_new",
+            IngressPolicy::parse);
+    public static final Setting<Long> CONN_WINDOW_BYTES = new Setting<>("conn_window_bytes", "67108864",
+            "QUIC connection flow-control window", v -> longRange(v, 1024, 1L << 40));
+    public static final Setting<Long> STREAM_WINDOW_BYTES = new Setting<>("stream_window_bytes", "16777216",
+            "QUIC per-stream flow-control window", v -> longRange(v, 1024, 1L << 40));
+    public static final Setting<Long> MAX_STREAMS = new Setting<>("max_streams", "4096",
+            "QUIC concurrent streams of each kind per connection", v -> longRange(v, 1, 1L << 30));
+    public static final Setting<Long> IDLE_TIMEOUT_MS = new Setting<>("idle_timeout_ms", "60000",
+            "QUIC idle timeout", v -> longRange(v, 1000, 24L * 3600 * 1000));
+    public static final Setting<Integer> MAX_UDP_PAYLOAD_BYTES = new Setting<>("max_udp_payload_bytes", "0",
+            "largest UDP datagram; 0 = 4096 on loopback, 1350 otherwise", Settings::udpPayload);
+    public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = new Setting<>("shutdown_timeout_ms", "10000",
+            "on SIGTERM: how long in-flight work may take to finish", v -> longRange(v, 0, 3600_000));
+
+    /** All settings, in documentation order. */
+    public static final List<Setting<?>> ALL = List.of(DATA_DIR, QUIC_BIND, HTTP_BIND, INSECURE, AUTH_TOKENS,
+            TLS_CERT, TLS_KEY, MAX_FRAME_BYTES, AUTO_CREATE, SHARD_THREADS, RING_EVENTS, RING_BYTES,
+            WRITER_QUEUE_EVENTS, WRITER_QUEUE_BYTES, SUBSCRIBER_QUEUE_EVENTS, SUBSCRIBER_QUEUE_BYTES,
+            SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
+            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, SHUTDOWN_TIMEOUT_MS);
+
+    /** The setting with this key, or null. */
+    public static Setting<?> byKey(String key) {
+        for (Setting<?> s : ALL) {
+            if (s.key().equals(key)) {
+                return s;
+            }
+        }
+        return null;
+    }
+
+    /** What the broker does when a shard's writer queue is full (checkpoint {@code broker_ingress}). */
+    public enum IngressPolicy {
+        /** Stop reading the publishing stream until there is room: QUIC flow control slows the publisher. */
+        BLOCK,
+        /** Refuse the publish: acknowledged ones get {@code overloaded}, unacknowledged ones are counted. */
+        DROP_NEW;
+
+        static IngressPolicy parse(String v) {
+            return switch (v) {
+                case "block" -> BLOCK;
+                case "drop_new" -> DROP_NEW;
+                default -> throw new IllegalArgumentException("expected block or drop_new, got '" + v + "'");
+            };
+        }
+    }
+
+    static boolean bool(String v) {
+        return switch (v.toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "on", "1" -> true;
+            case "false", "no", "off", "0" -> false;
+            default -> throw new IllegalArgumentException("expected true or false, got '" + v + "'");
+        };
+    }
+
+    /** "dev" resolves later (null), otherwise a boolean. */
+    static Boolean autoCreate(String v) {
+        return "dev".equals(v) ? null : bool(v);
+    }
+
+    static QueuePolicy ephemeralPolicy(String v) {
+        QueuePolicy p = QueuePolicy.parse(v);
+        if (p == QueuePolicy.CATCH_UP) {
+            throw new IllegalArgumentException("catch_up needs a log and applies to durable streams only");
+        }
+        return p;
+    }
+
+    static int udpPayload(String v) {
+        int n = intRange(v, 0, 65527);
+        if (n != 0 && n < 1200) {
+            throw new IllegalArgumentException("must be 0 (automatic) or within [1200, 65527], was " + n);
+        }
+        return n;
+    }
+
+    static Map<String, List<String>> tokens(String v) {
+        Map<String, List<String>> result = new LinkedHashMap<>();
+        if (v.isBlank()) {
+            return result;
+        }
+        for (String pair : v.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0 || eq == pair.length() - 1) {
+                throw new IllegalArgumentException("expected tenant=token pairs separated by commas");
+            }
+            String tenant = pair.substring(0, eq).trim();
+            dev.felix.core.StreamName.checkPart("tenant", tenant);
+            result.computeIfAbsent(tenant, t -> new java.util.ArrayList<>()).add(pair.substring(eq + 1).trim());
+        }
+        return result;
+    }
+
+    static int intRange(String v, int min, int max) {
+        long n = longRange(v, min, max);
+        return (int) n;
+    }
+
+    static long longRange(String v, long min, long max) {
+        long n;
+        try {
+            n = Long.parseLong(v.replace("_", ""));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("expected a whole number, got '" + v + "'");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException("must be within [" + min + ", " + max + "], was " + n);
+        }
+        return n;
+    }
+}

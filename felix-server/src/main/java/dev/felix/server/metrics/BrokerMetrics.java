@@ -1,0 +1,134 @@
+package dev.felix.server.metrics;
+
+import dev.felix.core.Checkpoint;
+import dev.felix.core.CoreMetrics;
+import dev.felix.core.ErrorCode;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The broker's Prometheus metrics. Counters live in plain {@link LongAdder}s (core and server) and are
+ * read by Micrometer only when {@code /metrics} is scraped, so the data path never touches Micrometer.
+ *
+ * <p>Names are listed in {@code docs/operations.md}.
+ */
+public final class BrokerMetrics implements AutoCloseable {
+
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final JvmGcMetrics gc = new JvmGcMetrics();
+
+    /** Connections accepted. */
+    public final LongAdder connectionsOpened = new LongAdder();
+    /** Connections closed. */
+    public final LongAdder connectionsClosed = new LongAdder();
+    /** Events written to subscriber streams. */
+    public final LongAdder deliveredEvents = new LongAdder();
+    /** Gap notices written to subscriber streams. */
+    public final LongAdder deliveredGaps = new LongAdder();
+    /** Publish requests acknowledged successfully. */
+    public final LongAdder publishOk = new LongAdder();
+    /** Publish requests refused or failed. */
+    public final LongAdder publishFailed = new LongAdder();
+    /** Subscriptions opened. */
+    public final LongAdder subscriptionsOpened = new LongAdder();
+    /** Events dropped at broker ingress (unacknowledged publishes under {@code ingress_policy: drop_new}). */
+    public final LongAdder ingressDroppedEvents = new LongAdder();
+    /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
+    public final LongAdder ingressPaused = new LongAdder();
+
+    private final Map<ErrorCode, LongAdder> errors = new EnumMap<>(ErrorCode.class);
+
+    public BrokerMetrics(CoreMetrics core, LongSupplier activeSubscriptions, LongSupplier subscriberQueueEvents,
+            LongSupplier writerQueueEvents, LongSupplier openConnections) {
+        counter("felix.published.events", "events accepted into shards", core.publishedEvents);
+        counter("felix.published.bytes", "payload bytes accepted into shards", core.publishedBytes);
+        counter("felix.batches", "batches formed by shard writers (one fanout each)", core.batches);
+        counter("felix.fanout.events", "events placed on subscriber queues", core.fannedOutEvents);
+        counter("felix.gap.notices", "gap notices queued for subscribers", core.gapNotices);
+        counter("felix.retention.missed.events", "events subscribers missed to retention", core.retentionMissedEvents);
+        counter("felix.writer.blocked", "times a block subscriber stopped its shard writer", core.writerBlocked);
+        counter("felix.catchup.detached", "times a catch_up subscriber left live delivery", core.catchUpDetached);
+        counter("felix.replayed.events", "events delivered from history", core.replayedEvents);
+        for (Checkpoint c : Checkpoint.values()) {
+            if (c == Checkpoint.CLIENT_PUBLISH_QUEUE || c == Checkpoint.CLIENT_RECEIVE_QUEUE) {
+                continue; // counted by the client SDK
+            }
+            LongAdder dropped = c == Checkpoint.BROKER_INGRESS ? ingressDroppedEvents : core.dropped(c);
+            LongAdder blocked = c == Checkpoint.BROKER_INGRESS ? ingressPaused : core.blocked(c);
+            FunctionCounter.builder("felix.dropped.events", dropped, LongAdder::sum)
+                    .description("events dropped at a checkpoint (each reported to its subscriber as a gap)")
+                    .tag("checkpoint", c.wireName()).register(registry);
+            FunctionCounter.builder("felix.blocked", blocked, LongAdder::sum)
+                    .description("times a full checkpoint made its producer wait")
+                    .tag("checkpoint", c.wireName()).register(registry);
+        }
+        counter("felix.connections.opened", "QUIC connections accepted", connectionsOpened);
+        counter("felix.connections.closed", "QUIC connections closed", connectionsClosed);
+        counter("felix.delivered.events", "events written to subscriber streams", deliveredEvents);
+        counter("felix.delivered.gaps", "gap notices written to subscriber streams", deliveredGaps);
+        FunctionCounter.builder("felix.publish.requests", publishOk, LongAdder::sum)
+                .description("publish requests by outcome").tag("result", "ok").register(registry);
+        FunctionCounter.builder("felix.publish.requests", publishFailed, LongAdder::sum)
+                .description("publish requests by outcome").tag("result", "error").register(registry);
+        counter("felix.subscriptions.opened", "subscriptions opened", subscriptionsOpened);
+        for (ErrorCode code : ErrorCode.values()) {
+            LongAdder a = new LongAdder();
+            errors.put(code, a);
+            FunctionCounter.builder("felix.errors", a, LongAdder::sum)
+                    .description("errors sent to clients, by code").tag("code", code.code()).register(registry);
+        }
+        gauge("felix.connections", "open QUIC connections", openConnections);
+        gauge("felix.subscriptions", "active subscriptions", activeSubscriptions);
+        Gauge.builder("felix.queue.depth.events", subscriberQueueEvents, asDouble())
+                .description("events waiting at a checkpoint").tag("checkpoint", Checkpoint.SUBSCRIBER_QUEUE.wireName())
+                .strongReference(true).register(registry);
+        Gauge.builder("felix.queue.depth.events", writerQueueEvents, asDouble())
+                .description("events waiting at a checkpoint").tag("checkpoint", Checkpoint.WRITER_QUEUE.wireName())
+                .strongReference(true).register(registry);
+        new JvmMemoryMetrics().bindTo(registry);
+        gc.bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+    }
+
+    /** Counts an error sent to a client. */
+    public void error(ErrorCode code) {
+        errors.get(code).increment();
+    }
+
+    /** The Prometheus text exposition. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    private void counter(String name, String description, LongAdder adder) {
+        FunctionCounter.builder(name, adder, LongAdder::sum).description(description).register(registry);
+    }
+
+    private void gauge(String name, String description, LongSupplier supplier) {
+        Gauge.builder(name, supplier, asDouble()).description(description).strongReference(true).register(registry);
+    }
+
+    private static ToDoubleFunction<LongSupplier> asDouble() {
+        return s -> (double) s.getAsLong();
+    }
+
+    @Override
+    public void close() {
+        gc.close();
+        registry.close();
+    }
+}

@@ -1,0 +1,109 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.FelixError;
+import dev.felix.core.stream.PublishListener;
+import dev.felix.wire.BinaryPublishAck;
+import dev.felix.wire.Capabilities;
+import dev.felix.wire.FrameFlags;
+import dev.felix.wire.Message;
+import dev.felix.wire.WireCodec;
+import dev.felix.wire.WirePayload;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * Writes publish acknowledgements back on the stream the publishes came from.
+ *
+ * <p>Shard writers complete publishes on their own threads; acknowledgements are queued here and one
+ * task per burst writes them all on the stream's event loop and flushes once. The reply encoding
+ * matches the request: a binary acked batch gets a binary ack, a JSON publish gets
+ * {@code publish_ok}/{@code publish_error}.
+ */
+final class AckWriter {
+
+    private final QuicStreamChannel channel;
+    private final int negotiated;
+    private final ServerContext context;
+    private final ConcurrentLinkedQueue<WirePayload> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+
+    AckWriter(QuicStreamChannel channel, int negotiated, ServerContext context) {
+        this.channel = channel;
+        this.negotiated = negotiated;
+        this.context = context;
+    }
+
+    /** A listener that acknowledges request {@code requestId} when the shard accepts it. */
+    PublishListener listener(long requestId, boolean binary) {
+        return new PublishListener() {
+            @Override
+            public void accepted(int shard, long firstOffset, int count) {
+                context.metrics.publishOk.increment();
+                enqueue(binary ? BinaryPublishAck.ok(requestId) : ok(requestId, shard, firstOffset, count));
+            }
+
+            @Override
+            public void failed(FelixError error) {
+                context.metrics.publishFailed.increment();
+                context.metrics.error(error.code());
+                enqueue(reply(requestId, binary, error));
+            }
+        };
+    }
+
+    /** The negative acknowledgement for a request refused before it reached a shard. */
+    void refuse(long requestId, boolean binary, FelixError error) {
+        context.metrics.publishFailed.increment();
+        context.metrics.error(error.code());
+        enqueue(reply(requestId, binary, error));
+    }
+
+    private WirePayload reply(long requestId, boolean binary, FelixError error) {
+        if (binary) {
+            return BinaryPublishAck.error(requestId, error.message());
+        }
+        String code = Capabilities.has(negotiated, Capabilities.ERROR_CODES) ? error.code().code() : null;
+        return new Message.PublishError(requestId, error.message(), code);
+    }
+
+    private Message ok(long requestId, int shard, long firstOffset, int count) {
+        boolean offsets = Capabilities.has(negotiated, FrameFlags.EVENT_BATCH_OFFSETS);
+        boolean shards = Capabilities.has(negotiated, Capabilities.SHARDS);
+        return new Message.PublishOk(requestId, offsets ? firstOffset : null, offsets ? count : null,
+                shards ? shard : null);
+    }
+
+    private void enqueue(WirePayload ack) {
+        pending.add(ack);
+        if (scheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(this::flush);
+        }
+    }
+
+    private void flush() {
+        scheduled.set(false);
+        WirePayload ack;
+        boolean wrote = false;
+        while ((ack = pending.poll()) != null) {
+            if (!channel.isActive()) {
+                continue; // the publisher went away; nobody to tell
+            }
+            channel.write(Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack)), channel.voidPromise());
+            wrote = true;
+        }
+        if (wrote) {
+            channel.flush();
+        }
+    }
+
+    /** Runs {@code action} on the stream's event loop once queued acks are written. */
+    void afterPending(Consumer<QuicStreamChannel> action) {
+        channel.eventLoop().execute(() -> {
+            flush();
+            action.accept(channel);
+        });
+    }
+}

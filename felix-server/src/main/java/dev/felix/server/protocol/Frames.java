@@ -1,0 +1,81 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.core.stream.EventBatch;
+import dev.felix.transport.FrameDecoder;
+import dev.felix.wire.Capabilities;
+import dev.felix.wire.EventBatchEncoder;
+import dev.felix.wire.FrameHeader;
+import dev.felix.wire.Message;
+import dev.felix.wire.WireCodec;
+import dev.felix.wire.WireException;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+
+/** Wire encoding helpers shared by the broker's handlers. Stateless. */
+final class Frames {
+    private Frames() {
+    }
+
+    /** Encoding slot of an event batch's shared frame without offsets (flags 0x0004). */
+    static final int SLOT_PLAIN = 0;
+    /** Encoding slot of an event batch's shared frame with its base offset (flags 0x0024). */
+    static final int SLOT_OFFSETS = 1;
+
+    /** A {@link FrameDecoder} for Felix frames bounded by {@code maxFrameBytes}. */
+    static FrameDecoder decoder(long maxFrameBytes) {
+        return new FrameDecoder(FrameHeader.HEADER_LENGTH, (header, problem) -> {
+            try {
+                return FrameHeader.peek(header.nioBuffer(header.readerIndex(), FrameHeader.HEADER_LENGTH), maxFrameBytes)
+                        .length();
+            } catch (WireException e) {
+                problem.append(e.getMessage());
+                return -1;
+            }
+        });
+    }
+
+    /** The frame of a JSON message, as a buffer ready to write. */
+    static ByteBuf json(Message message) {
+        return Unpooled.wrappedBuffer(WireCodec.encodeFrame(message));
+    }
+
+    /**
+     * The shared event frame of {@code batch}, encoded once per batch and variant whatever the number of
+     * subscribers; each call returns a new wrapper over the same bytes (no copy).
+     */
+    static ByteBuf events(EventBatch batch, boolean withOffsets) {
+        byte[] frame = batch.encoded(withOffsets ? SLOT_OFFSETS : SLOT_PLAIN, b -> encode(b, withOffsets));
+        return Unpooled.wrappedBuffer(frame);
+    }
+
+    private static byte[] encode(EventBatch b, boolean withOffsets) {
+        int length = EventBatchEncoder.sharedFrameLength(withOffsets, b.payloadArray(), b.arrayFrom(), b.eventCount());
+        byte[] frame = new byte[length];
+        ByteBuffer dst = ByteBuffer.wrap(frame);
+        if (withOffsets) {
+            EventBatchEncoder.encodeSharedWithOffset(dst, b.baseOffset(), b.payloadArray(), b.arrayFrom(),
+                    b.eventCount());
+        } else {
+            EventBatchEncoder.encodeShared(dst, b.payloadArray(), b.arrayFrom(), b.eventCount());
+        }
+        return frame;
+    }
+
+    /**
+     * An {@code error} message for a peer with {@code negotiated} capabilities: the stable code (and
+     * request id) only if it asked for error codes.
+     */
+    static Message error(FelixError error, Long requestId, int negotiated) {
+        if (Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
+            return new Message.ErrorMessage(error.message(), error.code().code(), requestId);
+        }
+        return new Message.ErrorMessage(error.message(), null, null);
+    }
+
+    static Message error(ErrorCode code, String message, int negotiated) {
+        return error(FelixError.of(code, message), null, negotiated);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.Broker;
+import dev.felix.server.auth.Authenticator;
+import dev.felix.server.config.BrokerConfig;
+import dev.felix.server.metrics.BrokerMetrics;
+import dev.felix.wire.Capabilities;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every connection and stream handler of one broker shares. Thread-safe.
+ */
+public final class ServerContext {
+
+    /** Capabilities this broker advertises in {@code auth_ok}. */
+    public static final int SERVER_FLAGS = Capabilities.ALL & ~(Capabilities.CACHE_EXT | Capabilities.CLUSTER);
+    /** Shard subscriptions one connection may hold. */
+    public static final int MAX_SUBSCRIPTIONS_PER_CONNECTION = 4096;
+
+    final Broker broker;
+    final BrokerConfig config;
+    final Authenticator authenticator;
+    final BrokerMetrics metrics;
+    final Set<SubscriptionWriter> subscriptions = ConcurrentHashMap.newKeySet();
+    final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
+    private volatile boolean draining;
+
+    public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics) {
+        this.broker = broker;
+        this.config = config;
+        this.authenticator = authenticator;
+        this.metrics = metrics;
+    }
+
+    /** New connections are refused and new publishes answered {@code unavailable}. */
+    public void startDraining() {
+        draining = true;
+    }
+
+    public boolean draining() {
+        return draining;
+    }
+
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    public int subscriptionCount() {
+        return subscriptions.size();
+    }
+
+    /** Events queued for all subscribers of this broker. */
+    public long subscriberQueueEvents() {
+        long total = 0;
+        for (SubscriptionWriter w : subscriptions) {
+            total += w.queuedEvents();
+        }
+        return total;
+    }
+
+    /** Closes every connection with application code 0 and the given reason. */
+    public void closeConnections(String reason) {
+        for (ConnectionHandler c : connections) {
+            c.close(reason);
+        }
+    }
+}

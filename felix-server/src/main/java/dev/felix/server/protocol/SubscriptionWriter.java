@@ -1,0 +1,167 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.FelixError;
+import dev.felix.core.stream.Delivery;
+import dev.felix.core.stream.EventBatch;
+import dev.felix.core.stream.GapNotice;
+import dev.felix.core.stream.Subscription;
+import dev.felix.core.stream.SubscriptionListener;
+import dev.felix.wire.Capabilities;
+import dev.felix.wire.FrameFlags;
+import dev.felix.wire.Message;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Writes one shard subscription to its event stream (a broker-opened unidirectional QUIC stream):
+ * {@code event_stream_hello}, then event batches and gap notices in order.
+ *
+ * <p>Delivery is pulled: when the core signals that the subscriber's queue has items, a drain task runs
+ * on the stream's event loop and writes while the stream is writable; when QUIC flow control stops
+ * it, the stream's writability change resumes it. Batches are written as the shared, encoded-once
+ * frame of the batch. When the client stops reading (or the connection ends) the core subscription is
+ * closed.
+ *
+ * <p>Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which only schedule.
+ */
+final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements SubscriptionListener {
+
+    private final ServerContext context;
+    private final ConnectionHandler connection;
+    private final Subscription subscription;
+    private final long subscriptionId;
+    private final boolean withOffsets;
+    private final boolean withGaps;
+    private final boolean withShard;
+    private final int negotiated;
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private QuicStreamChannel channel;
+    private boolean closed;
+
+    SubscriptionWriter(ServerContext context, ConnectionHandler connection, Subscription subscription,
+            long subscriptionId, int negotiated) {
+        this.context = context;
+        this.connection = connection;
+        this.subscription = subscription;
+        this.subscriptionId = subscriptionId;
+        this.negotiated = negotiated;
+        this.withOffsets = Capabilities.has(negotiated, FrameFlags.EVENT_BATCH_OFFSETS);
+        this.withGaps = Capabilities.has(negotiated, Capabilities.GAP_NOTICES);
+        this.withShard = Capabilities.has(negotiated, Capabilities.SHARDS);
+    }
+
+    /** Binds the opened event stream, writes the hello; deliveries start after {@link #start()}. */
+    void bind(QuicStreamChannel stream) {
+        this.channel = stream;
+        stream.write(Frames.json(new Message.EventStreamHello(subscriptionId,
+                withShard ? Integer.valueOf(subscription.shard()) : null)));
+    }
+
+    /** Starts pulling deliveries from the core. */
+    void start() {
+        context.subscriptions.add(this);
+        connection.added(this);
+        context.metrics.subscriptionsOpened.increment();
+        subscription.listen(this);
+        channel.flush();
+    }
+
+    long queuedEvents() {
+        return subscription.queuedEvents();
+    }
+
+    @Override
+    public void onDeliveryReady() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(this::drain);
+        }
+    }
+
+    @Override
+    public void onEnd(FelixError error) {
+        channel.eventLoop().execute(() -> {
+            drain();
+            if (!closed && Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
+                channel.write(Frames.json(Frames.error(error, null, negotiated)));
+            }
+            finish();
+        });
+    }
+
+    private void drain() {
+        drainScheduled.set(false);
+        if (closed) {
+            return;
+        }
+        int written = 0;
+        while (channel.isWritable()) {
+            Delivery d = subscription.poll();
+            if (d == null) {
+                break;
+            }
+            if (d instanceof EventBatch batch) {
+                channel.write(Frames.events(batch, withOffsets), channel.voidPromise());
+                context.metrics.deliveredEvents.add(batch.eventCount());
+                written++;
+            } else if (d instanceof GapNotice gap && withGaps) {
+                channel.write(Frames.json(new Message.Gap(subscriptionId,
+                        withShard ? Integer.valueOf(gap.shard()) : null, gap.from(), gap.to(),
+                        gap.reason().wireName())), channel.voidPromise());
+                context.metrics.deliveredGaps.increment();
+                written++;
+            }
+        }
+        if (written > 0) {
+            channel.flush();
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            drain();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        close();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        // The client stopped reading (STOP_SENDING) or the stream failed: that is an unsubscribe.
+        close();
+        ctx.close();
+    }
+
+    /** Ends the subscription: closes the core side and the stream. Idempotent. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        subscription.close();
+        context.subscriptions.remove(this);
+        connection.removed(this);
+        if (channel != null && channel.isActive()) {
+            channel.close();
+        }
+    }
+
+    private void finish() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        subscription.close();
+        context.subscriptions.remove(this);
+        connection.removed(this);
+        channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                .addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+    }
+}

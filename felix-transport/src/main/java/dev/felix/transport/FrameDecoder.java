@@ -1,0 +1,75 @@
+package dev.felix.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Splits a QUIC stream's bytes into whole frames of a protocol whose frames start with a
+ * fixed-size header that declares the payload length.
+ *
+ * <p>The header is validated by a {@link HeaderValidator} <em>before</em> any payload is buffered, so
+ * an oversized or malformed declaration costs nothing. Emits one retained {@link ByteBuf} per frame
+ * (header included, reader index at the header); the next handler owns and must release it. On a bad
+ * header it emits a {@link BadHeader} and discards the rest of the stream, since a stream that lost
+ * framing cannot be resynchronised.
+ *
+ * <p>Not sharable: one instance per stream pipeline.
+ */
+public final class FrameDecoder extends ByteToMessageDecoder {
+
+    /** Validates a frame header and returns the payload length it declares. */
+    @FunctionalInterface
+    public interface HeaderValidator {
+        /**
+         * @param header exactly {@code headerLength} readable bytes; read with absolute getters
+         * @return the declared payload length, or a negative number after filling {@code problem}
+         */
+        long payloadLength(ByteBuf header, StringBuilder problem);
+    }
+
+    /** A header that failed validation; carries the reason. The stream is unusable afterwards. */
+    public record BadHeader(String reason) {
+    }
+
+    private final int headerLength;
+    private final HeaderValidator validator;
+    private boolean failed;
+
+    public FrameDecoder(int headerLength, HeaderValidator validator) {
+        if (headerLength <= 0) {
+            throw new IllegalArgumentException("headerLength must be positive: " + headerLength);
+        }
+        this.headerLength = headerLength;
+        this.validator = validator;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        while (in.readableBytes() >= headerLength) {
+            StringBuilder problem = new StringBuilder();
+            long length = validator.payloadLength(in.slice(in.readerIndex(), headerLength), problem);
+            if (length < 0) {
+                failed = true;
+                in.skipBytes(in.readableBytes());
+                out.add(new BadHeader(problem.toString()));
+                return;
+            }
+            long frameLength = headerLength + length;
+            if (in.readableBytes() < frameLength) {
+                return; // wait for the rest; the length was bounded by the validator
+            }
+            out.add(in.readRetainedSlice((int) frameLength));
+        }
+    }
+
+    /** Bytes of a partial frame left when the stream ended (0 if it ended on a frame boundary). */
+    public int pendingBytes() {
+        return actualReadableBytes();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.felix.transport;
+
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The event-loop threads an endpoint runs on: epoll where the native transport loads (Linux),
+ * NIO otherwise.
+ *
+ * <p>A QUIC endpoint is one UDP socket, so all of its connections are served by the single event loop
+ * that socket is registered on; more threads only help when there are several endpoints.
+ */
+public final class IoRuntime implements AutoCloseable {
+
+    /** Messages read per wakeup on the UDP socket. Below 16 the receive path loses most of its speed. */
+    static final int MAX_MESSAGES_PER_READ = 16;
+    /** UDP socket buffer size requested from the kernel. */
+    static final int SOCKET_BUFFER_BYTES = 4 << 20;
+
+    private final EventLoopGroup group;
+    private final boolean epoll;
+
+    private IoRuntime(EventLoopGroup group, boolean epoll) {
+        this.group = group;
+        this.epoll = epoll;
+    }
+
+    /** Creates a runtime with {@code threads} event loops (0 = one per core) named after {@code name}. */
+    public static IoRuntime create(int threads, String name) {
+        boolean epoll = Epoll.isAvailable() && !Boolean.getBoolean("felix.transport.nio");
+        int n = threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
+        DefaultThreadFactory factory = new DefaultThreadFactory(name, true);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(n, factory,
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        return new IoRuntime(group, epoll);
+    }
+
+    public EventLoopGroup group() {
+        return group;
+    }
+
+    /** Whether the native epoll transport is in use. */
+    public boolean epoll() {
+        return epoll;
+    }
+
+    /** A bootstrap for a UDP socket sized to receive {@code maxUdpPayload}-byte datagrams. */
+    Bootstrap datagramBootstrap(int maxUdpPayload) {
+        Class<? extends DatagramChannel> type = epoll ? EpollDatagramChannel.class : NioDatagramChannel.class;
+        int receiveBuffer = Math.max(2048, maxUdpPayload);
+        return new Bootstrap()
+                .group(group)
+                .channel(type)
+                .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
+                .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES)
+                // A fixed allocator resets maxMessagesPerRead to 1; set it back explicitly.
+                .option(ChannelOption.RCVBUF_ALLOCATOR,
+                        new FixedRecvByteBufAllocator(receiveBuffer).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
+    }
+
+    @Override
+    public void close() {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.felix.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.EpollQuicUtils;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicChannelBootstrap;
+import io.netty.handler.codec.quic.QuicChannelOption;
+import io.netty.handler.codec.quic.QuicClientCodecBuilder;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicSslContextBuilder;
+import io.netty.util.concurrent.Future;
+import java.net.InetSocketAddress;
+
+/**
+ * A QUIC client socket for connections to one server: TLS 1.3, ALPN {@value TransportConfig#ALPN},
+ * the server certificate checked against a {@link ClientTrust} and the server name.
+ *
+ * <p>Thread-safe; {@link #connect} may be called any number of times for several connections over
+ * the same UDP socket.
+ */
+public final class QuicClient implements AutoCloseable {
+
+    private final IoRuntime runtime;
+    private final boolean ownsRuntime;
+    private final Channel datagram;
+    private final InetSocketAddress server;
+
+    private QuicClient(IoRuntime runtime, boolean ownsRuntime, Channel datagram, InetSocketAddress server) {
+        this.runtime = runtime;
+        this.ownsRuntime = ownsRuntime;
+        this.datagram = datagram;
+        this.server = server;
+    }
+
+    /**
+     * Opens a UDP socket for connections to {@code server}, verifying its certificate for
+     * {@code serverName}. With {@code runtime == null} the client owns a one-thread runtime.
+     */
+    public static QuicClient create(InetSocketAddress server, String serverName, TransportConfig config,
+            ClientTrust trust, IoRuntime runtime) throws TransportException, TlsException {
+        boolean owns = runtime == null;
+        IoRuntime rt = owns ? IoRuntime.create(Math.max(1, config.ioThreads()), "felix-quic-client") : runtime;
+        try {
+            QuicSslContext ssl = QuicSslContextBuilder.forClient()
+                    .trustManager(trust.trustManager())
+                    .applicationProtocols(TransportConfig.ALPN)
+                    .build();
+            int udpPayload = config.udpPayloadFor(server.getAddress());
+            ChannelHandler codec = QuicCodecs.apply(new QuicClientCodecBuilder(), config, udpPayload)
+                    // BoringSSL verifies the certificate against the peer host given to the engine.
+                    .sslEngineProvider(q -> ssl.newEngine(q.alloc(), serverName, server.getPort()))
+                    .build();
+            Channel datagram = rt.datagramBootstrap(udpPayload)
+                    .handler(codec)
+                    .bind(0)
+                    .syncUninterruptibly()
+                    .channel();
+            return new QuicClient(rt, owns, datagram, server);
+        } catch (RuntimeException e) {
+            if (owns) {
+                rt.close();
+            }
+            throw new TransportException("could not create a QUIC client socket: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Starts a connection. {@code connectionHandler} joins the connection's pipeline and
+     * {@code streamHandler} the pipeline of every stream the server opens (null: such streams are
+     * refused by closing them).
+     */
+    public Future<QuicChannel> connect(ChannelHandler connectionHandler, ChannelHandler streamHandler) {
+        QuicChannelBootstrap bootstrap = QuicChannel.newBootstrap(datagram)
+                .handler(connectionHandler != null ? connectionHandler : new ChannelInboundHandlerAdapter())
+                .streamHandler(streamHandler != null ? streamHandler : new RefuseStreams())
+                .remoteAddress(server);
+        if (runtime.epoll()) {
+            bootstrap.option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR,
+                    EpollQuicUtils.newSegmentedAllocator(QuicServer.GSO_SEGMENTS));
+        }
+        return bootstrap.connect();
+    }
+
+    public InetSocketAddress server() {
+        return server;
+    }
+
+    /** The runtime whose event loop serves this client's connections. */
+    public IoRuntime runtime() {
+        return runtime;
+    }
+
+    @Override
+    public void close() {
+        datagram.close().syncUninterruptibly();
+        if (ownsRuntime) {
+            runtime.close();
+        }
+    }
+
+    @ChannelHandler.Sharable
+    private static final class RefuseStreams extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelActive(io.netty.channel.ChannelHandlerContext ctx) {
+            ctx.close();
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package dev.felix.transport;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler;
+import io.netty.handler.codec.quic.EpollQuicUtils;
+import io.netty.handler.codec.quic.QuicChannelOption;
+import io.netty.handler.codec.quic.QuicServerCodecBuilder;
+import io.netty.handler.codec.quic.QuicSslContext;
+import io.netty.handler.codec.quic.QuicSslContextBuilder;
+import java.net.InetSocketAddress;
+import java.security.cert.X509Certificate;
+
+/**
+ * A QUIC listener: one UDP socket, TLS 1.3 with ALPN {@value TransportConfig#ALPN}.
+ *
+ * <p>{@code connectionHandler} is added to every accepted connection's pipeline and
+ * {@code streamHandler} to every stream the peer opens; both must be {@code @Sharable} or
+ * {@code ChannelInitializer}s. Handlers run on the socket's event loop.
+ */
+public final class QuicServer implements AutoCloseable {
+
+    /** Datagrams that segmentation offload (GSO) may coalesce into one send on epoll. */
+    static final int GSO_SEGMENTS = 10;
+
+    private final IoRuntime runtime;
+    private final boolean ownsRuntime;
+    private final Channel channel;
+
+    private QuicServer(IoRuntime runtime, boolean ownsRuntime, Channel channel) {
+        this.runtime = runtime;
+        this.ownsRuntime = ownsRuntime;
+        this.channel = channel;
+    }
+
+    /**
+     * Binds a listener. With {@code runtime == null} the server creates and owns a one-thread runtime.
+     *
+     * @throws TransportException if the address cannot be bound
+     */
+    public static QuicServer bind(InetSocketAddress address, TransportConfig config, TlsMaterial tls,
+            IoRuntime runtime, ChannelHandler connectionHandler, ChannelHandler streamHandler)
+            throws TransportException {
+        boolean owns = runtime == null;
+        IoRuntime rt = owns ? IoRuntime.create(Math.max(1, config.ioThreads()), "felix-quic-server") : runtime;
+        try {
+            QuicSslContext ssl = QuicSslContextBuilder
+                    .forServer(tls.privateKey(), null, tls.chain().toArray(X509Certificate[]::new))
+                    .applicationProtocols(TransportConfig.ALPN)
+                    .build();
+            int udpPayload = config.udpPayloadFor(address.getAddress());
+            QuicServerCodecBuilder builder = QuicCodecs.apply(new QuicServerCodecBuilder(), config, udpPayload)
+                    .sslContext(ssl)
+                    // No token handler: no address-validation retry, which would cost a round trip
+                    // on every connect. Loopback and trusted networks do not need it.
+                    .handler(connectionHandler)
+                    .streamHandler(streamHandler);
+            if (rt.epoll()) {
+                builder.option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR,
+                        EpollQuicUtils.newSegmentedAllocator(GSO_SEGMENTS));
+            }
+            Channel channel = rt.datagramBootstrap(udpPayload)
+                    .handler(builder.build())
+                    .bind(address)
+                    .syncUninterruptibly()
+                    .channel();
+            return new QuicServer(rt, owns, channel);
+        } catch (RuntimeException e) {
+            if (owns) {
+                rt.close();
+            }
+            throw new TransportException("could not listen on " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The bound UDP address (with the real port when bound to port 0). */
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) channel.localAddress();
+    }
+
+    /** Stops listening; connections are dropped. Callers drain them first for a graceful stop. */
+    @Override
+    public void close() {
+        channel.close().syncUninterruptibly();
+        if (ownsRuntime) {
+            runtime.close();
+        }
+    }
+}

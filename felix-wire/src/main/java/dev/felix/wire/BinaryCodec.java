@@ -1,0 +1,378 @@
+package dev.felix.wire;
+
+import java.nio.BufferOverflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Decoders and encoders of the binary payload layouts (see each record's javadoc for its byte
+ * diagram). Decoders read {@code payload.remaining()} bytes from {@code payload.position()} with
+ * absolute reads (the buffer's position, limit and byte order are never used or changed beyond
+ * that), check every declared length against the bytes that remain <em>before</em> reading or
+ * allocating, copy what they keep, and reject bytes left after the body. Package-private; stateless.
+ */
+final class BinaryCodec {
+    /** Largest str16 name. */
+    static final int MAX_NAME_BYTES = 0xFFFF;
+
+    private BinaryCodec() {
+    }
+
+    /** Bounds-checked big-endian cursor over {@code [position, limit)} of a buffer. */
+    private static final class Reader {
+        private final ByteBuffer b;
+        private final String what;
+        private final int start;
+        private final int end;
+        private int pos;
+
+        Reader(ByteBuffer b, String what) {
+            this.b = b;
+            this.what = what;
+            this.start = b.position();
+            this.end = b.limit();
+            this.pos = start;
+        }
+
+        int remaining() {
+            return end - pos;
+        }
+
+        int offset() {
+            return pos - start;
+        }
+
+        void need(long n, String field) throws WireException {
+            if (end - pos < n) {
+                throw new WireException(WireError.TRUNCATED, what + ": " + field + ": need " + n
+                    + " bytes at offset " + offset() + ", only " + remaining() + " remain");
+            }
+        }
+
+        int u8(String field) throws WireException {
+            need(1, field);
+            return BigEndian.u8(b, pos++);
+        }
+
+        int u16(String field) throws WireException {
+            need(2, field);
+            int v = BigEndian.u16(b, pos);
+            pos += 2;
+            return v;
+        }
+
+        long u32(String field) throws WireException {
+            need(4, field);
+            long v = BigEndian.u32(b, pos);
+            pos += 4;
+            return v;
+        }
+
+        long u64(String field) throws WireException {
+            need(8, field);
+            long v = BigEndian.i64(b, pos);
+            pos += 8;
+            return v;
+        }
+
+        byte[] bytes(int n, String field) throws WireException {
+            need(n, field);
+            byte[] out = Utf8.copy(b, pos, n);
+            pos += n;
+            return out;
+        }
+
+        void skip(int n, String field) throws WireException {
+            need(n, field);
+            pos += n;
+        }
+
+        String str16(String field) throws WireException {
+            int len = u16(field + " length");
+            byte[] raw = bytes(len, field);
+            int bad = Utf8.firstInvalid(raw, 0, len);
+            if (bad >= 0) {
+                throw new WireException(WireError.BAD_UTF8, what + ": " + field + ": invalid UTF-8 at byte "
+                    + bad + " of " + len + " (field starts at offset " + (offset() - len) + ")");
+            }
+            return new String(raw, StandardCharsets.UTF_8);
+        }
+
+        /** u32 count, bounded by remaining / 4 before allocating, then count x blob32. */
+        List<byte[]> blobs() throws WireException {
+            long count = u32("count");
+            if (count > remaining() / 4) {
+                throw new WireException(WireError.COUNT_TOO_LARGE, what + ": count " + count
+                    + " cannot fit in the " + remaining() + " bytes that remain (each payload needs at least 4)");
+            }
+            int n = (int) count;
+            List<byte[]> out = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                long len = u32("payloads[" + i + "] length");
+                if (len > remaining()) {
+                    throw new WireException(WireError.TRUNCATED, what + ": payloads[" + i + "]: declares " + len
+                        + " bytes at offset " + offset() + ", only " + remaining() + " remain");
+                }
+                out.add(bytes((int) len, "payloads"));
+            }
+            return out;
+        }
+
+        void end() throws WireException {
+            if (pos != end) {
+                throw new WireException(WireError.TRAILING_BYTES, what + ": " + remaining()
+                    + " unexpected bytes after the body at offset " + offset());
+            }
+        }
+    }
+
+    // ================================================================== decoding
+
+    static BinaryPublishBatch decodePublishBatch(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "publish batch");
+        BinaryPublishBatch batch = readPublishBody(r);
+        r.end();
+        return batch;
+    }
+
+    private static BinaryPublishBatch readPublishBody(Reader r) throws WireException {
+        String tenant = r.str16("tenant_id");
+        String namespace = r.str16("namespace");
+        String stream = r.str16("stream");
+        List<byte[]> payloads = r.blobs();
+        return new BinaryPublishBatch(tenant, namespace, stream, payloads);
+    }
+
+    static AckedPublishPrefix decodeAckedPublishPrefix(ByteBuffer payload) throws WireException {
+        return readPrefix(new Reader(payload, "acked publish batch"));
+    }
+
+    private static AckedPublishPrefix readPrefix(Reader r) throws WireException {
+        r.need(AckedPublishPrefix.LENGTH, "prefix");
+        long requestId = r.u64("request_id");
+        int mode = r.u8("ack_mode");
+        AckMode ackMode;
+        if (mode == AckMode.PER_MESSAGE.code()) {
+            ackMode = AckMode.PER_MESSAGE;
+        } else if (mode == AckMode.PER_BATCH.code()) {
+            ackMode = AckMode.PER_BATCH;
+        } else {
+            throw new WireException(WireError.BAD_ACK_MODE, "acked publish batch: ack_mode " + mode
+                + " at offset 8 is not 1 (per_message) or 2 (per_batch)");
+        }
+        return new AckedPublishPrefix(requestId, ackMode);
+    }
+
+    static BinaryAckedPublishBatch decodeAckedPublishBatch(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "acked publish batch");
+        AckedPublishPrefix prefix = readPrefix(r);
+        BinaryPublishBatch batch = readPublishBody(r);
+        r.end();
+        return new BinaryAckedPublishBatch(prefix.requestId(), prefix.ackMode(), batch);
+    }
+
+    static BinaryPublishAck decodePublishAck(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "publish ack");
+        r.need(BinaryPublishAck.FIXED_LENGTH, "header");
+        int status = r.u8("status");
+        if (status > 1) {
+            throw new WireException(WireError.BAD_FIELD, "publish ack: status " + status
+                + " at offset 0 is not 0 (ok) or 1 (error)");
+        }
+        long requestId = r.u64("request_id");
+        int len = r.u16("message_len");
+        BinaryPublishAck ack;
+        if (status == 0) {
+            r.skip(len, "message"); // upstream reads and discards it
+            ack = BinaryPublishAck.ok(requestId);
+        } else {
+            byte[] raw = r.bytes(len, "message");
+            ack = BinaryPublishAck.error(requestId, Utf8.decode(raw, 0, len, "publish ack: message"));
+        }
+        r.end();
+        return ack;
+    }
+
+    static BinaryEventBatch decodeEventBatch(int flags, ByteBuffer payload) throws WireException {
+        boolean withOffset = checkEventFlags(flags, FrameFlags.BINARY_EVENT_BATCH);
+        Reader r = new Reader(payload, "event batch");
+        long subscriptionId = r.u64("subscription_id");
+        Long baseOffset = withOffset ? r.u64("base_offset") : null;
+        List<byte[]> payloads = r.blobs();
+        r.end();
+        return new BinaryEventBatch(subscriptionId, baseOffset, payloads);
+    }
+
+    static BinarySharedEventBatch decodeSharedEventBatch(int flags, ByteBuffer payload) throws WireException {
+        boolean withOffset = checkEventFlags(flags, FrameFlags.BINARY_EVENT_BATCH_SHARED);
+        Reader r = new Reader(payload, "shared event batch");
+        Long baseOffset = withOffset ? r.u64("base_offset") : null;
+        List<byte[]> payloads = r.blobs();
+        r.end();
+        return new BinarySharedEventBatch(baseOffset, payloads);
+    }
+
+    private static boolean checkEventFlags(int flags, int layout) throws WireException {
+        if (flags == layout) {
+            return false;
+        }
+        if (flags == (layout | FrameFlags.EVENT_BATCH_OFFSETS)) {
+            return true;
+        }
+        throw new WireException(WireError.BAD_FLAG_COMBINATION, "flags " + FrameFlags.describe(flags)
+            + " do not select the " + FrameFlags.describe(layout) + " event batch layout");
+    }
+
+    static BinaryPayload decode(int flags, ByteBuffer payload) throws WireException {
+        switch (PayloadKind.of(flags)) {
+            case PUBLISH_BATCH:
+                return decodePublishBatch(payload);
+            case ACKED_PUBLISH_BATCH:
+                return decodeAckedPublishBatch(payload);
+            case PUBLISH_ACK:
+                return decodePublishAck(payload);
+            case EVENT_BATCH:
+            case EVENT_BATCH_WITH_OFFSET:
+                return decodeEventBatch(flags, payload);
+            case SHARED_EVENT_BATCH:
+            case SHARED_EVENT_BATCH_WITH_OFFSET:
+                return decodeSharedEventBatch(flags, payload);
+            case JSON:
+            default:
+                throw new WireException(WireError.BAD_FLAG_COMBINATION,
+                    "flags 0x0000 select a JSON message, not a binary payload");
+        }
+    }
+
+    // ================================================================== encoding
+
+    /** Encoded names of a publish batch, computed once per encode. */
+    private static byte[][] names(BinaryPublishBatch b) {
+        return new byte[][] {name(b.tenantId(), "tenant_id"), name(b.namespace(), "namespace"),
+            name(b.stream(), "stream")};
+    }
+
+    private static byte[] name(String s, String field) {
+        byte[] raw = Utf8.encode(s, field);
+        if (raw.length > MAX_NAME_BYTES) {
+            throw new IllegalArgumentException(field + " is " + raw.length + " UTF-8 bytes; the limit is "
+                + MAX_NAME_BYTES);
+        }
+        return raw;
+    }
+
+    private static long publishBodyLength(byte[][] names, List<byte[]> payloads) {
+        long len = 6L + names[0].length + names[1].length + names[2].length + 4;
+        for (byte[] p : payloads) {
+            len += 4L + p.length;
+        }
+        return len;
+    }
+
+    /** Truncates to at most {@link BinaryPublishAck#MAX_MESSAGE_BYTES} on a UTF-8 character boundary. */
+    static byte[] ackMessage(String message) {
+        if (message == null) {
+            return new byte[0];
+        }
+        byte[] raw = Utf8.encode(message, "message");
+        if (raw.length <= BinaryPublishAck.MAX_MESSAGE_BYTES) {
+            return raw;
+        }
+        int cut = BinaryPublishAck.MAX_MESSAGE_BYTES;
+        while (cut > 0 && (raw[cut] & 0xC0) == 0x80) {
+            cut--; // raw[cut] would be the first dropped byte: never split a character
+        }
+        return java.util.Arrays.copyOf(raw, cut);
+    }
+
+    /** Exact frame length of {@code p}, header included. */
+    static int frameLength(BinaryPayload p) {
+        return (int) checkedLength(payloadLength(p, null, null));
+    }
+
+    private static long checkedLength(long payloadLength) {
+        long frame = FrameHeader.HEADER_LENGTH + payloadLength;
+        if (frame > FrameHeader.MAX_SUPPORTED_FRAME_BYTES) {
+            throw new IllegalArgumentException("frame of " + frame + " bytes exceeds "
+                + FrameHeader.MAX_SUPPORTED_FRAME_BYTES);
+        }
+        return frame;
+    }
+
+    private static long payloadLength(BinaryPayload p, byte[][] names, byte[] message) {
+        if (p instanceof BinaryPublishBatch b) {
+            return publishBodyLength(names != null ? names : names(b), b.payloads());
+        }
+        if (p instanceof BinaryAckedPublishBatch a) {
+            return AckedPublishPrefix.LENGTH
+                + publishBodyLength(names != null ? names : names(a.batch()), a.batch().payloads());
+        }
+        if (p instanceof BinaryPublishAck a) {
+            return BinaryPublishAck.FIXED_LENGTH + (message != null ? message : ackMessage(a.message())).length;
+        }
+        if (p instanceof BinaryEventBatch e) {
+            return EventBatchEncoder.subscriberFrameLength(e.baseOffset() != null, e.payloads())
+                - FrameHeader.HEADER_LENGTH;
+        }
+        BinarySharedEventBatch s = (BinarySharedEventBatch) p;
+        return EventBatchEncoder.sharedFrameLength(s.baseOffset() != null, s.payloads()) - FrameHeader.HEADER_LENGTH;
+    }
+
+    /** Writes the complete frame of {@code p} at {@code dst.position()}; nothing is written if it does not fit. */
+    static void encodeFrame(BinaryPayload p, ByteBuffer dst) {
+        if (p instanceof BinaryEventBatch e) {
+            byte[][] a = e.payloads().toArray(new byte[0][]);
+            EventBatchEncoder.encode(dst, e.frameFlags(), true, e.subscriptionId(), e.baseOffset() != null,
+                e.baseOffset() == null ? 0 : e.baseOffset(), a, 0, a.length);
+            return;
+        }
+        if (p instanceof BinarySharedEventBatch s) {
+            byte[][] a = s.payloads().toArray(new byte[0][]);
+            EventBatchEncoder.encode(dst, s.frameFlags(), false, 0, s.baseOffset() != null,
+                s.baseOffset() == null ? 0 : s.baseOffset(), a, 0, a.length);
+            return;
+        }
+        byte[][] names = null;
+        byte[] message = null;
+        if (p instanceof BinaryPublishBatch b) {
+            names = names(b);
+        } else if (p instanceof BinaryAckedPublishBatch a) {
+            names = names(a.batch());
+        } else {
+            message = ackMessage(((BinaryPublishAck) p).message());
+        }
+        long payloadLength = payloadLength(p, names, message);
+        long frame = checkedLength(payloadLength);
+        if (dst.remaining() < frame) {
+            throw new BufferOverflowException();
+        }
+        FrameHeader.write(dst, p.frameFlags(), (int) payloadLength);
+        if (p instanceof BinaryPublishBatch b) {
+            writePublishBody(dst, names, b.payloads());
+        } else if (p instanceof BinaryAckedPublishBatch a) {
+            BigEndian.put64(dst, a.requestId());
+            BigEndian.put8(dst, a.ackMode().code());
+            writePublishBody(dst, names, a.batch().payloads());
+        } else {
+            BinaryPublishAck a = (BinaryPublishAck) p;
+            BigEndian.put8(dst, a.status() == BinaryPublishAck.Status.OK ? 0 : 1);
+            BigEndian.put64(dst, a.requestId());
+            BigEndian.put16(dst, message.length);
+            dst.put(message);
+        }
+    }
+
+    private static void writePublishBody(ByteBuffer dst, byte[][] names, List<byte[]> payloads) {
+        for (byte[] n : names) {
+            BigEndian.put16(dst, n.length);
+            dst.put(n);
+        }
+        BigEndian.put32(dst, payloads.size());
+        for (byte[] p : payloads) {
+            BigEndian.put32(dst, p.length);
+            dst.put(p);
+        }
+    }
+}

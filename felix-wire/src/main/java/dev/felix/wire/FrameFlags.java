@@ -1,0 +1,85 @@
+package dev.felix.wire;
+
+/**
+ * The {@code flags} field of the {@linkplain FrameHeader frame header}: which payload layout follows.
+ *
+ * <p>{@code 0} means the payload is one JSON {@link Message}. Any other value selects a binary layout;
+ * only the eight combinations listed in {@link PayloadKind} are valid, each in one direction:
+ *
+ * <pre>
+ *  flags   layout                                   direction   record
+ *  0x0000  JSON message                             both        {@link Message}
+ *  0x0001  binary publish batch                     C to B      {@link BinaryPublishBatch}
+ *  0x0009  acked binary publish batch (0x01|0x08)   C to B      {@link BinaryAckedPublishBatch}
+ *  0x0010  binary publish ack                       B to C      {@link BinaryPublishAck}
+ *  0x0002  per-subscriber event batch               B to C      {@link BinaryEventBatch}
+ *  0x0022  ... with base_offset (0x02|0x20)         B to C      {@link BinaryEventBatch}
+ *  0x0004  shared event batch                       B to C      {@link BinarySharedEventBatch}
+ *  0x0024  ... with base_offset (0x04|0x20)         B to C      {@link BinarySharedEventBatch}
+ * </pre>
+ *
+ * <p>Bits outside {@link #KNOWN} ({@code 0x0040}-{@code 0x8000}) are reserved upstream and are
+ * rejected by {@link FrameHeader#read} with {@link WireError#UNKNOWN_FLAGS}; a valid set of known bits
+ * in an invalid combination (say {@code 0x0003}) is rejected by {@link PayloadKind#of(int)} with
+ * {@link WireError#BAD_FLAG_COMBINATION}.
+ *
+ * <p>A peer may only send a flag it learned the other side supports: the low six bits of
+ * {@code auth.client_flags} / {@code auth_ok.server_flags} advertise exactly these bits (see
+ * {@link Capabilities}). A peer that advertised nothing is assumed to support {@link #ORIGINAL_V1}.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class FrameFlags {
+    /** C to B: the payload is a binary publish batch. */
+    public static final int BINARY_PUBLISH_BATCH = 0x0001;
+    /** B to C: per-subscriber ("legacy") event batch that carries a {@code subscription_id}. */
+    public static final int BINARY_EVENT_BATCH = 0x0002;
+    /** B to C: shared event batch, one encoding for every subscriber of a stream. */
+    public static final int BINARY_EVENT_BATCH_SHARED = 0x0004;
+    /** C to B: modifier on {@link #BINARY_PUBLISH_BATCH}; a 9-byte {request_id, ack_mode} prefix comes first. */
+    public static final int BINARY_PUBLISH_ACKED = 0x0008;
+    /** B to C: the payload is a binary publish ack. */
+    public static final int BINARY_PUBLISH_ACK = 0x0010;
+    /** B to C: modifier on the event batches; adds a u64 {@code base_offset}. */
+    public static final int EVENT_BATCH_OFFSETS = 0x0020;
+    /** Every flag bit wire v1 defines ({@code 0x003F}). Anything else is rejected. */
+    public static final int KNOWN = 0x003F;
+    /** What a peer that advertised no flags is assumed to support ({@code 0x0007}). Frozen upstream. */
+    public static final int ORIGINAL_V1 = 0x0007;
+
+    private FrameFlags() {
+    }
+
+    /** Whether {@code flags} has no bit outside {@link #KNOWN}. */
+    public static boolean isKnown(int flags) {
+        return (flags & ~KNOWN) == 0;
+    }
+
+    /**
+     * Whether {@code flags} is one of the valid layouts for frames travelling in {@code direction}.
+     * {@code 0} (JSON) is valid both ways.
+     */
+    public static boolean isValid(int flags, Direction direction) {
+        PayloadKind kind = PayloadKind.lookup(flags);
+        return kind != null && kind.allowedIn(direction);
+    }
+
+    /** Renders flags as {@code 0x0009(BINARY_PUBLISH_BATCH|BINARY_PUBLISH_ACKED)} for messages and logs. */
+    public static String describe(int flags) {
+        StringBuilder sb = new StringBuilder(String.format("0x%04X", flags & 0xFFFF));
+        String[] names = {
+            "BINARY_PUBLISH_BATCH", "BINARY_EVENT_BATCH", "BINARY_EVENT_BATCH_SHARED",
+            "BINARY_PUBLISH_ACKED", "BINARY_PUBLISH_ACK", "EVENT_BATCH_OFFSETS"};
+        String sep = "(";
+        for (int bit = 0; bit < 16; bit++) {
+            if ((flags & (1 << bit)) != 0) {
+                sb.append(sep).append(bit < names.length ? names[bit] : String.format("0x%04X", 1 << bit));
+                sep = "|";
+            }
+        }
+        if (!sep.equals("(")) {
+            sb.append(')');
+        }
+        return sb.toString();
+    }
+}

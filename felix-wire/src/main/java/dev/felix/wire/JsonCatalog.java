@@ -1,0 +1,294 @@
+package dev.felix.wire;
+
+import static dev.felix.wire.JsonSchema.Kind.ACK;
+import static dev.felix.wire.JsonSchema.Kind.B64;
+import static dev.felix.wire.JsonSchema.Kind.B64_LIST;
+import static dev.felix.wire.JsonSchema.Kind.BOOL;
+import static dev.felix.wire.JsonSchema.Kind.CURSOR_REASON;
+import static dev.felix.wire.JsonSchema.Kind.QUEUE_POLICY;
+import static dev.felix.wire.JsonSchema.Kind.START;
+import static dev.felix.wire.JsonSchema.Kind.STR;
+import static dev.felix.wire.JsonSchema.Kind.U16;
+import static dev.felix.wire.JsonSchema.Kind.U32;
+import static dev.felix.wire.JsonSchema.Kind.U32_LIST;
+import static dev.felix.wire.JsonSchema.Kind.U64;
+import static dev.felix.wire.JsonSchema.NULLABLE;
+import static dev.felix.wire.JsonSchema.REQUIRED;
+import static dev.felix.wire.JsonSchema.WRITE_NULL;
+import static dev.felix.wire.JsonSchema.field;
+import static dev.felix.wire.JsonSchema.objects;
+import static dev.felix.wire.JsonSchema.opt;
+import static dev.felix.wire.JsonSchema.req;
+
+import dev.felix.wire.JsonSchema.Field;
+import dev.felix.wire.Message.AuthOk;
+import dev.felix.wire.Message.CacheGet;
+import dev.felix.wire.Message.CacheOk;
+import dev.felix.wire.Message.CachePut;
+import dev.felix.wire.Message.CacheValue;
+import dev.felix.wire.Message.ErrorMessage;
+import dev.felix.wire.Message.Event;
+import dev.felix.wire.Message.EventBatch;
+import dev.felix.wire.Message.EventStreamHello;
+import dev.felix.wire.Message.Gap;
+import dev.felix.wire.Message.Ok;
+import dev.felix.wire.Message.Publish;
+import dev.felix.wire.Message.PublishBatch;
+import dev.felix.wire.Message.PublishError;
+import dev.felix.wire.Message.PublishOk;
+import dev.felix.wire.Message.StreamCreate;
+import dev.felix.wire.Message.StreamDescribe;
+import dev.felix.wire.Message.StreamInfo;
+import dev.felix.wire.Message.StreamList;
+import dev.felix.wire.Message.StreamListResult;
+import dev.felix.wire.Message.Subscribe;
+import dev.felix.wire.Message.SubscribeCursorError;
+import dev.felix.wire.Message.Subscribed;
+import java.util.Arrays;
+
+/**
+ * The key tables of every JSON message (wire.md §4.2 plus our extensions, see {@code docs/wire.md}).
+ * The order of the fields in each table is the order of the keys on the wire, and slot {@code i} of a
+ * factory's {@link JsonSchema.Values} is field {@code i}. Package-private.
+ */
+final class JsonCatalog {
+    private JsonCatalog() {
+    }
+
+    static final JsonSchema<ShardInfo> SHARD_INFO = JsonSchema.<ShardInfo>of("shard_info",
+        v -> new ShardInfo(v.u32(0), v.u64(1), v.u64(2)),
+        req("shard", U32, ShardInfo::shard),
+        req("base_offset", U64, ShardInfo::baseOffset),
+        req("next_offset", U64, ShardInfo::nextOffset));
+
+    static final JsonSchema<StreamDescription> STREAM_DESCRIPTION = JsonSchema.<StreamDescription>of("stream",
+        v -> new StreamDescription(v.str(0), v.str(1), v.str(2), v.u32(3), v.bool(4), v.str(5), v.optU64(6),
+            v.optU64(7), v.list(8)),
+        req("tenant_id", STR, StreamDescription::tenantId),
+        req("namespace", STR, StreamDescription::namespace),
+        req("stream", STR, StreamDescription::stream),
+        req("shards", U32, StreamDescription::shards),
+        req("durable", BOOL, StreamDescription::durable),
+        opt("fsync", STR, StreamDescription::fsync),
+        opt("retention_bytes", U64, StreamDescription::retentionBytes),
+        opt("retention_age_ms", U64, StreamDescription::retentionAgeMs),
+        objects("shard_info", NULLABLE, SHARD_INFO, StreamDescription::shardInfo));
+
+    private static final JsonSchema<?>[] BY_TYPE = new JsonSchema<?>[MessageType.values().length];
+
+    private static void put(MessageType t, JsonSchema<?> s) {
+        BY_TYPE[t.ordinal()] = s;
+    }
+
+    static {
+        put(MessageType.AUTH, JsonSchema.<Message.Auth>of("auth",
+            v -> new Message.Auth(v.str(0), v.str(1), v.optInt(2)),
+            req("tenant_id", STR, Message.Auth::tenantId),
+            req("token", STR, Message.Auth::token),
+            opt("client_flags", U16, Message.Auth::clientFlags)));
+
+        put(MessageType.AUTH_OK, JsonSchema.<AuthOk>of("auth_ok",
+            v -> new AuthOk(v.u32(0)),
+            req("server_flags", U16, AuthOk::serverFlags)));
+
+        put(MessageType.PUBLISH, JsonSchema.<Publish>of("publish",
+            v -> new Publish(v.str(0), v.str(1), v.str(2), v.bytes(3), v.optU64(4), (AckMode) v.get(5),
+                v.str(6), v.optInt(7)),
+            req("tenant_id", STR, Publish::tenantId),
+            req("namespace", STR, Publish::namespace),
+            req("stream", STR, Publish::stream),
+            req("payload", B64, Publish::payload),
+            opt("request_id", U64, Publish::requestId),
+            opt("ack", ACK, Publish::ack),
+            opt("key", STR, Publish::key),
+            opt("shard", U32, Publish::shard)));
+
+        put(MessageType.PUBLISH_BATCH, JsonSchema.<PublishBatch>of("publish_batch",
+            v -> new PublishBatch(v.str(0), v.str(1), v.str(2), v.list(3), v.optU64(4), (AckMode) v.get(5),
+                v.str(6), v.optInt(7)),
+            req("tenant_id", STR, PublishBatch::tenantId),
+            req("namespace", STR, PublishBatch::namespace),
+            req("stream", STR, PublishBatch::stream),
+            req("payloads", B64_LIST, PublishBatch::payloads),
+            opt("request_id", U64, PublishBatch::requestId),
+            opt("ack", ACK, PublishBatch::ack),
+            opt("key", STR, PublishBatch::key),
+            opt("shard", U32, PublishBatch::shard)));
+
+        put(MessageType.SUBSCRIBE, JsonSchema.<Subscribe>of("subscribe",
+            v -> new Subscribe(v.str(0), v.str(1), v.str(2), v.optU64(3), (StartPosition) v.get(4), v.optInt(5),
+                (QueuePolicy) v.get(6), v.optInt(7), v.optU64(8)),
+            req("tenant_id", STR, Subscribe::tenantId),
+            req("namespace", STR, Subscribe::namespace),
+            req("stream", STR, Subscribe::stream),
+            opt("subscription_id", U64, Subscribe::subscriptionId),
+            opt("start", START, Subscribe::start),
+            opt("shard", U32, Subscribe::shard),
+            opt("queue_policy", QUEUE_POLICY, Subscribe::queuePolicy),
+            opt("queue_events", U32, Subscribe::queueEvents),
+            opt("queue_bytes", U64, Subscribe::queueBytes)));
+
+        put(MessageType.SUBSCRIBED, JsonSchema.<Subscribed>of("subscribed",
+            v -> new Subscribed(v.u64(0), v.list(1)),
+            req("subscription_id", U64, Subscribed::subscriptionId),
+            opt("shards", U32_LIST, Subscribed::shards)));
+
+        put(MessageType.SUBSCRIBE_CURSOR_ERROR, JsonSchema.<SubscribeCursorError>of("subscribe_cursor_error",
+            v -> new SubscribeCursorError((CursorErrorReason) v.get(0), v.u64(1), v.u64(2)),
+            req("reason", CURSOR_REASON, SubscribeCursorError::reason),
+            req("requested", U64, SubscribeCursorError::requested),
+            req("available", U64, SubscribeCursorError::available)));
+
+        put(MessageType.EVENT_STREAM_HELLO, JsonSchema.<EventStreamHello>of("event_stream_hello",
+            v -> new EventStreamHello(v.u64(0), v.optInt(1)),
+            req("subscription_id", U64, EventStreamHello::subscriptionId),
+            opt("shard", U32, EventStreamHello::shard)));
+
+        put(MessageType.EVENT, JsonSchema.<Event>of("event",
+            v -> new Event(v.str(0), v.str(1), v.str(2), v.bytes(3), v.optU64(4)),
+            req("tenant_id", STR, Event::tenantId),
+            req("namespace", STR, Event::namespace),
+            req("stream", STR, Event::stream),
+            req("payload", B64, Event::payload),
+            opt("offset", U64, Event::offset)));
+
+        put(MessageType.EVENT_BATCH, JsonSchema.<EventBatch>of("event_batch",
+            v -> new EventBatch(v.str(0), v.str(1), v.str(2), v.list(3), v.optU64(4)),
+            req("tenant_id", STR, EventBatch::tenantId),
+            req("namespace", STR, EventBatch::namespace),
+            req("stream", STR, EventBatch::stream),
+            req("payloads", B64_LIST, EventBatch::payloads),
+            opt("base_offset", U64, EventBatch::baseOffset)));
+
+        put(MessageType.CACHE_PUT, JsonSchema.<CachePut>of("cache_put",
+            v -> new CachePut(v.str(0), v.str(1), v.str(2), v.str(3), v.bytes(4), v.optU64(5), v.optU64(6)),
+            req("tenant_id", STR, CachePut::tenantId),
+            req("namespace", STR, CachePut::namespace),
+            req("cache", STR, CachePut::cache),
+            req("key", STR, CachePut::key),
+            req("value", B64, CachePut::value),
+            opt("request_id", U64, CachePut::requestId),
+            // always written (null = no expiry) but may be left out on input
+            field("ttl_ms", U64, NULLABLE | WRITE_NULL, CachePut::ttlMs)));
+
+        put(MessageType.CACHE_GET, JsonSchema.<CacheGet>of("cache_get",
+            v -> new CacheGet(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4)),
+            req("tenant_id", STR, CacheGet::tenantId),
+            req("namespace", STR, CacheGet::namespace),
+            req("cache", STR, CacheGet::cache),
+            req("key", STR, CacheGet::key),
+            opt("request_id", U64, CacheGet::requestId)));
+
+        put(MessageType.CACHE_VALUE, JsonSchema.<CacheValue>of("cache_value",
+            v -> new CacheValue(v.str(0), v.str(1), v.str(2), v.str(3), v.bytes(4), v.optU64(5)),
+            req("tenant_id", STR, CacheValue::tenantId),
+            req("namespace", STR, CacheValue::namespace),
+            req("cache", STR, CacheValue::cache),
+            req("key", STR, CacheValue::key),
+            // the key must be present (custom base64 adapter upstream), null = miss
+            field("value", B64, REQUIRED | NULLABLE | WRITE_NULL, CacheValue::value),
+            opt("request_id", U64, CacheValue::requestId)));
+
+        put(MessageType.CACHE_OK, JsonSchema.<CacheOk>of("cache_ok",
+            v -> new CacheOk(v.u64(0)),
+            req("request_id", U64, CacheOk::requestId)));
+
+        put(MessageType.PUBLISH_OK, JsonSchema.<PublishOk>of("publish_ok",
+            v -> new PublishOk(v.u64(0), v.optU64(1), v.optInt(2), v.optInt(3)),
+            req("request_id", U64, PublishOk::requestId),
+            opt("offset", U64, PublishOk::offset),
+            opt("count", U32, PublishOk::count),
+            opt("shard", U32, PublishOk::shard)));
+
+        put(MessageType.PUBLISH_ERROR, JsonSchema.<PublishError>of("publish_error",
+            v -> new PublishError(v.u64(0), v.str(1), v.str(2)),
+            req("request_id", U64, PublishError::requestId),
+            req("message", STR, PublishError::message),
+            opt("code", STR, PublishError::code)));
+
+        put(MessageType.OK, JsonSchema.<Ok>of("ok", v -> new Ok()));
+
+        put(MessageType.ERROR, JsonSchema.<ErrorMessage>of("error",
+            v -> new ErrorMessage(v.str(0), v.str(1), v.optU64(2)),
+            req("message", STR, ErrorMessage::message),
+            opt("code", STR, ErrorMessage::code),
+            opt("request_id", U64, ErrorMessage::requestId)));
+
+        put(MessageType.GAP, JsonSchema.<Gap>of("gap",
+            v -> {
+                long from = v.u64(2);
+                long to = v.u64(3);
+                if (Long.compareUnsigned(from, to) > 0) {
+                    throw new WireException(WireError.BAD_FIELD, "to: " + Long.toUnsignedString(to)
+                        + " is below from " + Long.toUnsignedString(from) + " (the range is inclusive)");
+                }
+                return new Gap(v.u64(0), v.optInt(1), from, to, v.str(4));
+            },
+            req("subscription_id", U64, Gap::subscriptionId),
+            opt("shard", U32, Gap::shard),
+            req("from", U64, Gap::from),
+            req("to", U64, Gap::to),
+            req("reason", STR, Gap::reason)));
+
+        put(MessageType.STREAM_CREATE, JsonSchema.<StreamCreate>of("stream_create",
+            v -> new StreamCreate(v.str(0), v.str(1), v.str(2), v.optInt(3), v.optBool(4), v.str(5), v.optU64(6),
+                v.optU64(7), v.optU64(8)),
+            req("tenant_id", STR, StreamCreate::tenantId),
+            req("namespace", STR, StreamCreate::namespace),
+            req("stream", STR, StreamCreate::stream),
+            opt("shards", U32, StreamCreate::shards),
+            opt("durable", BOOL, StreamCreate::durable),
+            opt("fsync", STR, StreamCreate::fsync),
+            opt("retention_bytes", U64, StreamCreate::retentionBytes),
+            opt("retention_age_ms", U64, StreamCreate::retentionAgeMs),
+            opt("request_id", U64, StreamCreate::requestId)));
+
+        put(MessageType.STREAM_DESCRIBE, JsonSchema.<StreamDescribe>of("stream_describe",
+            v -> new StreamDescribe(v.str(0), v.str(1), v.str(2), v.optU64(3)),
+            req("tenant_id", STR, StreamDescribe::tenantId),
+            req("namespace", STR, StreamDescribe::namespace),
+            req("stream", STR, StreamDescribe::stream),
+            opt("request_id", U64, StreamDescribe::requestId)));
+
+        put(MessageType.STREAM_LIST, JsonSchema.<StreamList>of("stream_list",
+            v -> new StreamList(v.str(0), v.str(1), v.optU64(2)),
+            req("tenant_id", STR, StreamList::tenantId),
+            opt("namespace", STR, StreamList::namespace),
+            opt("request_id", U64, StreamList::requestId)));
+
+        // stream_info: the StreamDescription keys, flattened, then request_id
+        Field<StreamDescription>[] desc = STREAM_DESCRIPTION.fields;
+        @SuppressWarnings("unchecked")
+        Field<StreamInfo>[] info = (Field<StreamInfo>[]) new Field<?>[desc.length + 1];
+        for (int i = 0; i < desc.length; i++) {
+            info[i] = desc[i].through(StreamInfo::stream);
+        }
+        info[desc.length] = opt("request_id", U64, StreamInfo::requestId);
+        int requestSlot = desc.length;
+        put(MessageType.STREAM_INFO, JsonSchema.<StreamInfo>of("stream_info",
+            v -> new StreamInfo(STREAM_DESCRIPTION.factory.create(v), v.optU64(requestSlot)),
+            info));
+
+        put(MessageType.STREAM_LIST_RESULT, JsonSchema.<StreamListResult>of("stream_list_result",
+            v -> new StreamListResult(v.list(0), v.optU64(1)),
+            objects("streams", REQUIRED, STREAM_DESCRIPTION, StreamListResult::streams),
+            opt("request_id", U64, StreamListResult::requestId)));
+
+        for (MessageType t : MessageType.values()) {
+            if (BY_TYPE[t.ordinal()] == null) {
+                throw new ExceptionInInitializerError("no JSON schema for " + t);
+            }
+        }
+    }
+
+    /** The schema of {@code type}. */
+    @SuppressWarnings("unchecked")
+    static JsonSchema<Message> schema(MessageType type) {
+        return (JsonSchema<Message>) BY_TYPE[type.ordinal()];
+    }
+
+    /** For diagnostics: the wire keys of {@code type} in order. */
+    static String[] keys(MessageType type) {
+        return Arrays.stream(schema(type).fields).map(f -> f.name).toArray(String[]::new);
+    }
+}

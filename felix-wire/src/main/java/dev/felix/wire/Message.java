@@ -1,0 +1,724 @@
+package dev.felix.wire;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A JSON message: the payload of a frame whose flags are {@code 0}. One record per {@code type}.
+ *
+ * <h2>Encoding (what {@link WireCodec#encodeJson} produces)</h2>
+ * Compact JSON, {@code "type"} first, then the record's fields in declaration order (which is the
+ * wire order of the upstream spec, extension fields appended last). Optional fields ({@code null}
+ * components) are omitted, except {@link CachePut#ttlMs()} and {@link CacheValue#value()}, which are
+ * always written ({@code null} when absent). {@code byte[]} fields are standard base64 with padding.
+ *
+ * <h2>Integer conventions</h2>
+ * The wire integers are unsigned. A {@code u64} is held in a {@code long} and a {@code u32} in an
+ * {@code int}, both with <em>unsigned semantics</em>: {@code -1L} is {@code 2^64-1}. Compare with
+ * {@link Long#compareUnsigned}, print with {@link Long#toUnsignedString}. A {@code u16} is held in an
+ * {@code int} and must be in {@code 0..65535}. Optional integers are boxed and {@code null} when absent.
+ *
+ * <h2>Ownership</h2>
+ * Records take the {@code byte[]} they are given without copying (publish is a hot path); do not
+ * mutate an array after handing it over. Lists are copied into immutable lists. Decoded records own
+ * freshly allocated arrays. Records holding {@code byte[]} compare contents in {@code equals} and
+ * print lengths, never contents, in {@code toString}.
+ *
+ * <p>Constructors reject {@code null} required fields ({@link NullPointerException}) and values out
+ * of range ({@link IllegalArgumentException}); the decoder checks the same conditions first and
+ * reports them as {@link WireException}. Records are immutable and thread-safe.
+ */
+public sealed interface Message extends WirePayload {
+
+    /** The message type, i.e. the JSON {@code "type"} value. */
+    MessageType type();
+
+    /** Always {@code 0}: JSON messages travel in frames without flags. */
+    @Override
+    default int frameFlags() {
+        return 0;
+    }
+
+    private static int u16(int v, String name) {
+        if ((v & ~0xFFFF) != 0) {
+            throw new IllegalArgumentException(name + " must be a u16 (0..65535): " + v);
+        }
+        return v;
+    }
+
+    // ---------------------------------------------------------------- upstream types
+
+    /**
+     * {@code auth} (C to B): first frame on every client-opened stream.
+     * Keys: {@code tenant_id, token, client_flags?}. {@code client_flags} present: the broker replies
+     * {@code auth_ok}; absent: plain {@code ok} (legacy client, {@link FrameFlags#ORIGINAL_V1} assumed).
+     *
+     * @param tenantId    tenant
+     * @param token       bearer token (JWT)
+     * @param clientFlags u16 {@linkplain Capabilities capability word}, or null for a legacy client
+     */
+    record Auth(String tenantId, String token, Integer clientFlags) implements Message {
+        public Auth {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(token, "token");
+            if (clientFlags != null) {
+                u16(clientFlags, "client_flags");
+            }
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.AUTH;
+        }
+
+        @Override
+        public String toString() {
+            return "Auth[tenantId=" + tenantId + ", token=<" + token.length() + " chars>, clientFlags="
+                + (clientFlags == null ? "null" : Capabilities.describe(clientFlags)) + "]";
+        }
+    }
+
+    /**
+     * {@code auth_ok} (B to C): reply to an {@code auth} that carried {@code client_flags}. Keys: {@code server_flags}.
+     *
+     * @param serverFlags u16 capability word the broker supports
+     */
+    record AuthOk(int serverFlags) implements Message {
+        public AuthOk {
+            u16(serverFlags, "server_flags");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.AUTH_OK;
+        }
+    }
+
+    /**
+     * {@code publish} (C to B). Keys: {@code tenant_id, namespace, stream, payload, request_id?, ack?,
+     * key?, shard?}. {@code key} and {@code shard} are extensions ({@link Capabilities#SHARDS}).
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param stream    stream
+     * @param payload   the event bytes (base64 on the wire); required
+     * @param requestId u64 request id, required by the broker when acked
+     * @param ack       ack mode; absent means acked (upstream quirk)
+     * @param key       shard key: the broker picks the shard by its hash (extension)
+     * @param shard     u32 explicit shard (extension)
+     */
+    record Publish(String tenantId, String namespace, String stream, byte[] payload, Long requestId,
+                   AckMode ack, String key, Integer shard) implements Message {
+        public Publish {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        /** An upstream publish with no request id, ack mode or shard fields. */
+        public Publish(String tenantId, String namespace, String stream, byte[] payload) {
+            this(tenantId, namespace, stream, payload, null, null, null, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.PUBLISH;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Publish p && tenantId.equals(p.tenantId) && namespace.equals(p.namespace)
+                && stream.equals(p.stream) && Arrays.equals(payload, p.payload)
+                && Objects.equals(requestId, p.requestId) && ack == p.ack && Objects.equals(key, p.key)
+                && Objects.equals(shard, p.shard);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(tenantId, namespace, stream, Arrays.hashCode(payload), requestId, ack, key, shard);
+        }
+
+        @Override
+        public String toString() {
+            return "Publish[tenantId=" + tenantId + ", namespace=" + namespace + ", stream=" + stream
+                + ", payload=" + Bytes.describe(payload) + ", requestId=" + Bytes.u64(requestId) + ", ack=" + ack
+                + ", key=" + key + ", shard=" + Bytes.u32(shard) + "]";
+        }
+    }
+
+    /**
+     * {@code publish_batch} (C to B). Keys: {@code tenant_id, namespace, stream, payloads, request_id?,
+     * ack?, key?, shard?}. One ack per frame whatever the mode.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param stream    stream
+     * @param payloads  the event bytes, in order (may be empty); required; copied into an immutable list
+     * @param requestId u64 request id
+     * @param ack       ack mode; absent means acked (upstream quirk)
+     * @param key       shard key (extension)
+     * @param shard     u32 explicit shard (extension)
+     */
+    record PublishBatch(String tenantId, String namespace, String stream, List<byte[]> payloads,
+                        Long requestId, AckMode ack, String key, Integer shard) implements Message {
+        public PublishBatch {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+            payloads = List.copyOf(Objects.requireNonNull(payloads, "payloads"));
+        }
+
+        /** An upstream batch with no request id, ack mode or shard fields. */
+        public PublishBatch(String tenantId, String namespace, String stream, List<byte[]> payloads) {
+            this(tenantId, namespace, stream, payloads, null, null, null, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.PUBLISH_BATCH;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PublishBatch p && tenantId.equals(p.tenantId) && namespace.equals(p.namespace)
+                && stream.equals(p.stream) && Bytes.listEquals(payloads, p.payloads)
+                && Objects.equals(requestId, p.requestId) && ack == p.ack && Objects.equals(key, p.key)
+                && Objects.equals(shard, p.shard);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(tenantId, namespace, stream, Bytes.listHash(payloads), requestId, ack, key, shard);
+        }
+
+        @Override
+        public String toString() {
+            return "PublishBatch[tenantId=" + tenantId + ", namespace=" + namespace + ", stream=" + stream
+                + ", payloads=" + Bytes.describe(payloads) + ", requestId=" + Bytes.u64(requestId) + ", ack=" + ack
+                + ", key=" + key + ", shard=" + Bytes.u32(shard) + "]";
+        }
+    }
+
+    /**
+     * {@code subscribe} (C to B). Keys: {@code tenant_id, namespace, stream, subscription_id?, start?,
+     * shard?, queue_policy?, queue_events?, queue_bytes?}. The last four are extensions ({@code shard}:
+     * {@link Capabilities#SHARDS}; queue fields: {@link Capabilities#GAP_NOTICES}).
+     *
+     * @param tenantId       tenant
+     * @param namespace      namespace
+     * @param stream         stream
+     * @param subscriptionId u64 client-chosen id (the broker assigns one when absent)
+     * @param start          start position; absent = latest via the older tail-only path
+     * @param shard          u32 shard to subscribe to; absent = all shards (extension)
+     * @param queuePolicy    subscriber queue overflow policy (extension)
+     * @param queueEvents    u32 subscriber queue bound in events (extension)
+     * @param queueBytes     u64 subscriber queue bound in bytes (extension)
+     */
+    record Subscribe(String tenantId, String namespace, String stream, Long subscriptionId,
+                     StartPosition start, Integer shard, QueuePolicy queuePolicy, Integer queueEvents,
+                     Long queueBytes) implements Message {
+        public Subscribe {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        /** An upstream subscribe with an optional start position. */
+        public Subscribe(String tenantId, String namespace, String stream, StartPosition start) {
+            this(tenantId, namespace, stream, null, start, null, null, null, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.SUBSCRIBE;
+        }
+    }
+
+    /**
+     * {@code subscribed} (B to C): success reply to {@code subscribe}. Keys: {@code subscription_id, shards?}.
+     *
+     * @param subscriptionId u64
+     * @param shards         u32 shards the subscription covers (extension); copied
+     */
+    record Subscribed(long subscriptionId, List<Integer> shards) implements Message {
+        public Subscribed {
+            shards = shards == null ? null : List.copyOf(shards);
+        }
+
+        /** The upstream form. */
+        public Subscribed(long subscriptionId) {
+            this(subscriptionId, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.SUBSCRIBED;
+        }
+    }
+
+    /**
+     * {@code subscribe_cursor_error} (B to C): a {@code start} that cannot be served.
+     * Keys: {@code reason, requested, available}.
+     *
+     * @param reason    too_old or in_future
+     * @param requested u64 the offset asked for
+     * @param available u64 the oldest retained offset (too_old) or the tail (in_future)
+     */
+    record SubscribeCursorError(CursorErrorReason reason, long requested, long available) implements Message {
+        public SubscribeCursorError {
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.SUBSCRIBE_CURSOR_ERROR;
+        }
+    }
+
+    /**
+     * {@code event_stream_hello} (B to C): first frame of every event uni stream; binds it to a
+     * subscription. Keys: {@code subscription_id, shard?}.
+     *
+     * @param subscriptionId u64
+     * @param shard          u32 the shard whose events this stream carries (extension)
+     */
+    record EventStreamHello(long subscriptionId, Integer shard) implements Message {
+        /** The upstream form. */
+        public EventStreamHello(long subscriptionId) {
+            this(subscriptionId, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.EVENT_STREAM_HELLO;
+        }
+    }
+
+    /**
+     * {@code event} (B to C, legacy: decoded by clients, never sent by the upstream broker).
+     * Keys: {@code tenant_id, namespace, stream, payload, offset?}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param stream    stream
+     * @param payload   event bytes
+     * @param offset    u64 offset
+     */
+    record Event(String tenantId, String namespace, String stream, byte[] payload, Long offset)
+        implements Message {
+        public Event {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+            Objects.requireNonNull(payload, "payload");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.EVENT;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Event e && tenantId.equals(e.tenantId) && namespace.equals(e.namespace)
+                && stream.equals(e.stream) && Arrays.equals(payload, e.payload) && Objects.equals(offset, e.offset);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(tenantId, namespace, stream, Arrays.hashCode(payload), offset);
+        }
+
+        @Override
+        public String toString() {
+            return "Event[tenantId=" + tenantId + ", namespace=" + namespace + ", stream=" + stream
+                + ", payload=" + Bytes.describe(payload) + ", offset=" + Bytes.u64(offset) + "]";
+        }
+    }
+
+    /**
+     * {@code event_batch} (B to C, legacy). Keys: {@code tenant_id, namespace, stream, payloads, base_offset?}.
+     *
+     * @param tenantId   tenant
+     * @param namespace  namespace
+     * @param stream     stream
+     * @param payloads   event bytes; copied into an immutable list
+     * @param baseOffset u64 offset of the first payload
+     */
+    record EventBatch(String tenantId, String namespace, String stream, List<byte[]> payloads,
+                      Long baseOffset) implements Message {
+        public EventBatch {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+            payloads = List.copyOf(Objects.requireNonNull(payloads, "payloads"));
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.EVENT_BATCH;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof EventBatch e && tenantId.equals(e.tenantId) && namespace.equals(e.namespace)
+                && stream.equals(e.stream) && Bytes.listEquals(payloads, e.payloads)
+                && Objects.equals(baseOffset, e.baseOffset);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(tenantId, namespace, stream, Bytes.listHash(payloads), baseOffset);
+        }
+
+        @Override
+        public String toString() {
+            return "EventBatch[tenantId=" + tenantId + ", namespace=" + namespace + ", stream=" + stream
+                + ", payloads=" + Bytes.describe(payloads) + ", baseOffset=" + Bytes.u64(baseOffset) + "]";
+        }
+    }
+
+    /**
+     * {@code cache_put} (C to B). Keys: {@code tenant_id, namespace, cache, key, value, request_id?, ttl_ms}.
+     * {@code ttl_ms} is always written ({@code null} = no expiry) and may be absent on input.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param cache     cache name
+     * @param key       cache key
+     * @param value     value bytes; required
+     * @param requestId u64; with it the broker replies {@code cache_ok}, without it {@code ok} and closes
+     * @param ttlMs     u64 time to live in ms, or null for no expiry
+     */
+    record CachePut(String tenantId, String namespace, String cache, String key, byte[] value,
+                    Long requestId, Long ttlMs) implements Message {
+        public CachePut {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(value, "value");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_PUT;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CachePut c && tenantId.equals(c.tenantId) && namespace.equals(c.namespace)
+                && cache.equals(c.cache) && key.equals(c.key) && Arrays.equals(value, c.value)
+                && Objects.equals(requestId, c.requestId) && Objects.equals(ttlMs, c.ttlMs);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(tenantId, namespace, cache, key, Arrays.hashCode(value), requestId, ttlMs);
+        }
+
+        @Override
+        public String toString() {
+            return "CachePut[tenantId=" + tenantId + ", namespace=" + namespace + ", cache=" + cache
+                + ", key=" + key + ", value=" + Bytes.describe(value) + ", requestId=" + Bytes.u64(requestId)
+                + ", ttlMs=" + Bytes.u64(ttlMs) + "]";
+        }
+    }
+
+    /**
+     * {@code cache_get} (C to B). Keys: {@code tenant_id, namespace, cache, key, request_id?}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param cache     cache name
+     * @param key       cache key
+     * @param requestId u64
+     */
+    record CacheGet(String tenantId, String namespace, String cache, String key, Long requestId)
+        implements Message {
+        public CacheGet {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+            Objects.requireNonNull(key, "key");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_GET;
+        }
+    }
+
+    /**
+     * {@code cache_value} (B to C). Keys: {@code tenant_id, namespace, cache, key, value, request_id?}.
+     * The {@code value} key is always present: {@code null} means miss or expired.
+     *
+     * @param tenantId  tenant (echoed)
+     * @param namespace namespace (echoed)
+     * @param cache     cache (echoed)
+     * @param key       key (echoed)
+     * @param value     value bytes, or null on a miss
+     * @param requestId u64 (echoed)
+     */
+    record CacheValue(String tenantId, String namespace, String cache, String key, byte[] value,
+                      Long requestId) implements Message {
+        public CacheValue {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+            Objects.requireNonNull(key, "key");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_VALUE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof CacheValue c && tenantId.equals(c.tenantId) && namespace.equals(c.namespace)
+                && cache.equals(c.cache) && key.equals(c.key) && Arrays.equals(value, c.value)
+                && Objects.equals(requestId, c.requestId);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(tenantId, namespace, cache, key, Arrays.hashCode(value), requestId);
+        }
+
+        @Override
+        public String toString() {
+            return "CacheValue[tenantId=" + tenantId + ", namespace=" + namespace + ", cache=" + cache
+                + ", key=" + key + ", value=" + Bytes.describe(value) + ", requestId=" + Bytes.u64(requestId) + "]";
+        }
+    }
+
+    /**
+     * {@code cache_ok} (B to C): reply to a {@code cache_put} that carried a request id. Keys: {@code request_id}.
+     *
+     * @param requestId u64
+     */
+    record CacheOk(long requestId) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_OK;
+        }
+    }
+
+    /**
+     * {@code publish_ok} (B to C): ack of a JSON acked publish. Keys: {@code request_id, offset?, count?,
+     * shard?}; the last three are extensions ({@code offset}/{@code count}:
+     * {@link FrameFlags#EVENT_BATCH_OFFSETS}; {@code shard}: {@link Capabilities#SHARDS}).
+     *
+     * @param requestId u64
+     * @param offset    u64 first offset assigned to the published events
+     * @param count     u32 number of events appended
+     * @param shard     u32 shard the events went to
+     */
+    record PublishOk(long requestId, Long offset, Integer count, Integer shard) implements Message {
+        /** The upstream form. */
+        public PublishOk(long requestId) {
+            this(requestId, null, null, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.PUBLISH_OK;
+        }
+    }
+
+    /**
+     * {@code publish_error} (B to C): negative ack of a JSON acked publish. Keys: {@code request_id,
+     * message, code?} ({@code code}: {@link Capabilities#ERROR_CODES}, values in {@link ErrorCodes}).
+     *
+     * @param requestId u64
+     * @param message   human-readable reason
+     * @param code      stable error code (extension)
+     */
+    record PublishError(long requestId, String message, String code) implements Message {
+        public PublishError {
+            Objects.requireNonNull(message, "message");
+        }
+
+        /** The upstream form. */
+        public PublishError(long requestId, String message) {
+            this(requestId, message, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.PUBLISH_ERROR;
+        }
+    }
+
+    /** {@code ok} (B to C): no fields. Extra keys on input are ignored. */
+    record Ok() implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.OK;
+        }
+    }
+
+    /**
+     * {@code error} (B to C). Keys: {@code message, code?, request_id?}; {@code code} and
+     * {@code request_id} are extensions ({@link Capabilities#ERROR_CODES}). Named {@code ErrorMessage}
+     * so it never shadows {@link java.lang.Error}.
+     *
+     * @param message   human-readable reason
+     * @param code      stable error code (extension), see {@link ErrorCodes}
+     * @param requestId u64 id of the request that failed (extension)
+     */
+    record ErrorMessage(String message, String code, Long requestId) implements Message {
+        public ErrorMessage {
+            Objects.requireNonNull(message, "message");
+        }
+
+        /** The upstream form. */
+        public ErrorMessage(String message) {
+            this(message, null, null);
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.ERROR;
+        }
+    }
+
+    // ---------------------------------------------------------------- extensions
+
+    /**
+     * {@code gap} (B to C, extension {@link Capabilities#GAP_NOTICES}): the subscriber missed the
+     * inclusive offset range {@code from..to}; the next events follow it. Keys: {@code subscription_id,
+     * shard?, from, to, reason}.
+     *
+     * @param subscriptionId u64
+     * @param shard          u32 shard the range belongs to
+     * @param from           u64 first missed offset
+     * @param to             u64 last missed offset, {@code >= from} (unsigned)
+     * @param reason         why, e.g. {@code queue_overflow}, {@code retention}, {@code restart}
+     */
+    record Gap(long subscriptionId, Integer shard, long from, long to, String reason) implements Message {
+        public Gap {
+            Objects.requireNonNull(reason, "reason");
+            if (Long.compareUnsigned(from, to) > 0) {
+                throw new IllegalArgumentException("gap from " + Long.toUnsignedString(from) + " > to "
+                    + Long.toUnsignedString(to));
+            }
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.GAP;
+        }
+    }
+
+    /**
+     * {@code stream_create} (C to B, extension {@link Capabilities#ADMIN}). Keys: {@code tenant_id,
+     * namespace, stream, shards?, durable?, fsync?, retention_bytes?, retention_age_ms?, request_id?}.
+     * Absent settings take the broker's defaults. Reply: {@code stream_info} or {@code error}.
+     *
+     * @param tenantId       tenant
+     * @param namespace      namespace
+     * @param stream         stream
+     * @param shards         u32 shard count
+     * @param durable        log-backed or not
+     * @param fsync          {@code on_commit | periodic | none}
+     * @param retentionBytes u64
+     * @param retentionAgeMs u64
+     * @param requestId      u64, echoed in the reply
+     */
+    record StreamCreate(String tenantId, String namespace, String stream, Integer shards, Boolean durable,
+                        String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId)
+        implements Message {
+        public StreamCreate {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_CREATE;
+        }
+    }
+
+    /**
+     * {@code stream_describe} (C to B, extension {@link Capabilities#ADMIN}). Keys: {@code tenant_id,
+     * namespace, stream, request_id?}. Reply: {@code stream_info} or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param stream    stream
+     * @param requestId u64, echoed in the reply
+     */
+    record StreamDescribe(String tenantId, String namespace, String stream, Long requestId) implements Message {
+        public StreamDescribe {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_DESCRIBE;
+        }
+    }
+
+    /**
+     * {@code stream_list} (C to B, extension {@link Capabilities#ADMIN}). Keys: {@code tenant_id,
+     * namespace?, request_id?}. Reply: {@code stream_list_result} or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace to list; null = every namespace of the tenant
+     * @param requestId u64, echoed in the reply
+     */
+    record StreamList(String tenantId, String namespace, Long requestId) implements Message {
+        public StreamList {
+            Objects.requireNonNull(tenantId, "tenant_id");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_LIST;
+        }
+    }
+
+    /**
+     * {@code stream_info} (B to C, extension {@link Capabilities#ADMIN}). The description's keys are
+     * written flat into the message: {@code tenant_id, namespace, stream, shards, durable, fsync?,
+     * retention_bytes?, retention_age_ms?, shard_info?, request_id?}.
+     *
+     * @param stream    the stream's description
+     * @param requestId u64, echoed from the request
+     */
+    record StreamInfo(StreamDescription stream, Long requestId) implements Message {
+        public StreamInfo {
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_INFO;
+        }
+    }
+
+    /**
+     * {@code stream_list_result} (B to C, extension {@link Capabilities#ADMIN}). Keys: {@code streams,
+     * request_id?}; each element of {@code streams} is a {@link StreamDescription} object.
+     *
+     * @param streams   the streams; copied into an immutable list
+     * @param requestId u64, echoed from the request
+     */
+    record StreamListResult(List<StreamDescription> streams, Long requestId) implements Message {
+        public StreamListResult {
+            streams = List.copyOf(Objects.requireNonNull(streams, "streams"));
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_LIST_RESULT;
+        }
+    }
+}

@@ -1,0 +1,34 @@
+package dev.felix.wire;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A stream's configuration and state, as carried by {@code stream_info} (flattened into the message)
+ * and by each element of {@code stream_list_result.streams} (extension, {@link Capabilities#ADMIN}).
+ *
+ * <p>JSON keys in order: {@code tenant_id, namespace, stream, shards, durable, fsync?,
+ * retention_bytes?, retention_age_ms?, shard_info?}.
+ *
+ * @param tenantId       tenant
+ * @param namespace      namespace
+ * @param stream         stream name
+ * @param shards         u32 shard count
+ * @param durable        whether the stream is backed by a log
+ * @param fsync          fsync policy ({@code on_commit | periodic | none}), or null if not applicable
+ * @param retentionBytes u64 retention by size, or null for none
+ * @param retentionAgeMs u64 retention by age in ms, or null for none
+ * @param shardInfo      per-shard offsets, or null when not reported (the list is copied)
+ */
+public record StreamDescription(
+    String tenantId, String namespace, String stream, int shards, boolean durable, String fsync,
+    Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo) {
+
+    /** @throws NullPointerException if a required field is null */
+    public StreamDescription {
+        Objects.requireNonNull(tenantId, "tenant_id");
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(stream, "stream");
+        shardInfo = shardInfo == null ? null : List.copyOf(shardInfo);
+    }
+}

@@ -1,0 +1,102 @@
+package dev.felix.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.felix.wire.Message.ErrorMessage;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Capability bits, negotiation, and which messages need which extension. */
+class CapabilitiesTest {
+
+    @Test
+    void bitLayout() {
+        int[] ext = {Capabilities.ERROR_CODES, Capabilities.GAP_NOTICES, Capabilities.SHARDS, Capabilities.ADMIN,
+            Capabilities.CACHE_EXT, Capabilities.CLUSTER, Capabilities.SUBSCRIPTION_LIFELINE};
+        assertThat(ext).containsExactly(0x0100, 0x0200, 0x0400, 0x0800, 0x1000, 0x2000, 0x4000);
+        int all = 0;
+        for (int e : ext) {
+            assertThat(Integer.bitCount(e)).isEqualTo(1);
+            assertThat(e & FrameFlags.KNOWN).isZero();            // never a frame flag
+            assertThat(e & Capabilities.RESERVED_UPSTREAM).isZero(); // 0x0040/0x0080 left for upstream
+            assertThat(all & e).isZero();
+            all |= e;
+        }
+        assertThat(all).isEqualTo(Capabilities.EXTENSION_MASK);
+        assertThat(Capabilities.FRAME_FLAG_MASK).isEqualTo(FrameFlags.KNOWN).isEqualTo(0x003F);
+        assertThat(Capabilities.ALL).isEqualTo(0x7F3F);
+    }
+
+    @Test
+    void hasRequiresEveryBit() {
+        assertThat(Capabilities.has(0x0319, Capabilities.ERROR_CODES)).isTrue();
+        assertThat(Capabilities.has(0x0319, Capabilities.ERROR_CODES | Capabilities.GAP_NOTICES)).isTrue();
+        assertThat(Capabilities.has(0x0319, Capabilities.ERROR_CODES | Capabilities.SHARDS)).isFalse();
+        assertThat(Capabilities.has(0, 0)).isTrue();
+    }
+
+    @Test
+    void negotiationIsTheIntersectionAndIgnoresBitsWeDoNotKnow() {
+        assertThat(Capabilities.negotiate(0x3F3F, 0x003F)).isEqualTo(0x003F);          // upstream broker
+        assertThat(Capabilities.negotiate(FrameFlags.ORIGINAL_V1, Capabilities.ALL)).isEqualTo(0x0007); // legacy client
+        assertThat(Capabilities.negotiate(0xFFFF, 0xFFFF)).isEqualTo(Capabilities.ALL);
+        assertThat(Capabilities.negotiate(0x0519, 0x3F3F)).isEqualTo(0x0519);
+        assertThat(Capabilities.frameFlags(0x0519)).isEqualTo(0x0019);
+        assertThat(Capabilities.extensions(0x0519)).isEqualTo(0x0500);
+    }
+
+    @Test
+    void upstreamMessagesNeedNothing() {
+        assertThat(Capabilities.required(new Message.Ok())).isZero();
+        assertThat(Capabilities.required(new ErrorMessage("x"))).isZero();
+        assertThat(Capabilities.required(new Message.Publish("t", "n", "s", new byte[0]))).isZero();
+        assertThat(Capabilities.required(new Message.Subscribed(1))).isZero();
+        assertThat(Capabilities.required(new Message.PublishOk(1))).isZero();
+        assertThat(Capabilities.permits(FrameFlags.ORIGINAL_V1, new Message.EventStreamHello(3))).isTrue();
+    }
+
+    @Test
+    void extensionTypesAndFieldsNeedTheirBit() {
+        assertThat(Capabilities.required(new ErrorMessage("x", ErrorCodes.NOT_FOUND, null))).isEqualTo(Capabilities.ERROR_CODES);
+        assertThat(Capabilities.required(new ErrorMessage("x", null, 5L))).isEqualTo(Capabilities.ERROR_CODES);
+        assertThat(Capabilities.required(new Message.PublishError(1, "x", "overloaded"))).isEqualTo(Capabilities.ERROR_CODES);
+        assertThat(Capabilities.required(new Message.Gap(1, null, 1, 2, "x"))).isEqualTo(Capabilities.GAP_NOTICES);
+        assertThat(Capabilities.required(new Message.Gap(1, 0, 1, 2, "x")))
+            .isEqualTo(Capabilities.GAP_NOTICES | Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.Publish("t", "n", "s", new byte[0], null, null, "k", null)))
+            .isEqualTo(Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.PublishBatch("t", "n", "s", List.of(), null, null, null, 2)))
+            .isEqualTo(Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.Subscribe("t", "n", "s", null, null, 1, QueuePolicy.BLOCK, null, null)))
+            .isEqualTo(Capabilities.SHARDS | Capabilities.GAP_NOTICES);
+        assertThat(Capabilities.required(new Message.Subscribed(1, List.of(0)))).isEqualTo(Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.EventStreamHello(1, 0))).isEqualTo(Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.PublishOk(1, 5L, 1, null))).isEqualTo(FrameFlags.EVENT_BATCH_OFFSETS);
+        assertThat(Capabilities.required(new Message.PublishOk(1, null, null, 3))).isEqualTo(Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.StreamList("t", null, null))).isEqualTo(Capabilities.ADMIN);
+        assertThat(Capabilities.required(new Message.StreamListResult(List.of(), null))).isEqualTo(Capabilities.ADMIN);
+        for (MessageType t : MessageType.values()) {
+            assertThat(t.requiredCapability()).isIn(0, Capabilities.GAP_NOTICES, Capabilities.ADMIN);
+        }
+    }
+
+    @Test
+    void aPeerThatDidNotAskNeverQualifies() {
+        Message gap = new Message.Gap(1, null, 1, 2, "queue_overflow");
+        assertThat(Capabilities.permits(Capabilities.negotiate(0x003F, Capabilities.ALL), gap)).isFalse();
+        assertThat(Capabilities.permits(Capabilities.negotiate(0x023F, Capabilities.ALL), gap)).isTrue();
+        Message coded = new ErrorMessage("no", ErrorCodes.FORBIDDEN, null);
+        assertThat(Capabilities.permits(FrameFlags.ORIGINAL_V1, coded)).isFalse();
+        assertThat(Capabilities.permits(Capabilities.ERROR_CODES, coded)).isTrue();
+    }
+
+    @Test
+    void describeAndU16Check() {
+        assertThat(Capabilities.describe(0x0119)).isEqualTo(
+            "0x0119[BINARY_PUBLISH_BATCH|BINARY_PUBLISH_ACKED|BINARY_PUBLISH_ACK|ERROR_CODES]");
+        assertThat(Capabilities.describe(0x4040)).isEqualTo("0x4040[0x0040|0x4000]");
+        assertThat(Capabilities.checkU16(65535)).isEqualTo(65535);
+        assertThatThrownBy(() -> Capabilities.checkU16(65536)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

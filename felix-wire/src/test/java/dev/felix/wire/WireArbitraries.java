@@ -1,0 +1,211 @@
+package dev.felix.wire;
+
+import dev.felix.wire.Message.Auth;
+import dev.felix.wire.Message.AuthOk;
+import dev.felix.wire.Message.CacheGet;
+import dev.felix.wire.Message.CacheOk;
+import dev.felix.wire.Message.CachePut;
+import dev.felix.wire.Message.CacheValue;
+import dev.felix.wire.Message.ErrorMessage;
+import dev.felix.wire.Message.Event;
+import dev.felix.wire.Message.EventBatch;
+import dev.felix.wire.Message.EventStreamHello;
+import dev.felix.wire.Message.Gap;
+import dev.felix.wire.Message.Ok;
+import dev.felix.wire.Message.Publish;
+import dev.felix.wire.Message.PublishBatch;
+import dev.felix.wire.Message.PublishError;
+import dev.felix.wire.Message.PublishOk;
+import dev.felix.wire.Message.StreamCreate;
+import dev.felix.wire.Message.StreamDescribe;
+import dev.felix.wire.Message.StreamInfo;
+import dev.felix.wire.Message.StreamList;
+import dev.felix.wire.Message.StreamListResult;
+import dev.felix.wire.Message.Subscribe;
+import dev.felix.wire.Message.SubscribeCursorError;
+import dev.felix.wire.Message.Subscribed;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.Tuple;
+
+/** jqwik generators for every message type and every binary layout. */
+final class WireArbitraries {
+    private WireArbitraries() {
+    }
+
+    /** Unicode text: mostly ASCII, with control characters, BMP, and supplementary code points; no lone surrogates. */
+    static Arbitrary<String> text() {
+        Arbitrary<Integer> cp = Arbitraries.frequencyOf(
+            Tuple.of(8, Arbitraries.integers().between(0x20, 0x7E)),
+            Tuple.of(1, Arbitraries.integers().between(0x00, 0x1F)),
+            Tuple.of(2, Arbitraries.integers().between(0x80, 0xD7FF)),
+            Tuple.of(1, Arbitraries.integers().between(0xE000, 0xFFFF)),
+            Tuple.of(1, Arbitraries.integers().between(0x10000, 0x10FFFF)));
+        return cp.list().ofMaxSize(24).map(l -> {
+            StringBuilder sb = new StringBuilder();
+            l.forEach(sb::appendCodePoint);
+            return sb.toString();
+        });
+    }
+
+    static Arbitrary<String> optText() {
+        return text().injectNull(0.3);
+    }
+
+    /** Full u64 range in a long (negative = above Long.MAX_VALUE), with the edge cases 0, 2^63-1, 2^63, 2^64-1. */
+    static Arbitrary<Long> u64() {
+        return Arbitraries.oneOf(Arbitraries.longs(), Arbitraries.of(0L, Long.MAX_VALUE, Long.MIN_VALUE, -1L));
+    }
+
+    static Arbitrary<Long> optU64() {
+        return u64().injectNull(0.3);
+    }
+
+    /** Full u32 range in an int. */
+    static Arbitrary<Integer> u32() {
+        return Arbitraries.oneOf(Arbitraries.integers(), Arbitraries.of(0, Integer.MAX_VALUE, Integer.MIN_VALUE, -1));
+    }
+
+    static Arbitrary<Integer> optU32() {
+        return u32().injectNull(0.3);
+    }
+
+    static Arbitrary<Integer> u16() {
+        return Arbitraries.integers().between(0, 0xFFFF);
+    }
+
+    /** Mostly small payloads, sometimes empty, sometimes large (50-300 KB, filled from a seed for speed). */
+    static Arbitrary<byte[]> payload() {
+        Arbitrary<byte[]> small = Arbitraries.bytes().array(byte[].class).ofMaxSize(64);
+        Arbitrary<byte[]> large = Combinators.combine(Arbitraries.integers().between(50_000, 300_000), Arbitraries.longs())
+            .as((n, seed) -> {
+                byte[] b = new byte[n];
+                new Random(seed).nextBytes(b);
+                return b;
+            }).withoutEdgeCases();
+        return Arbitraries.frequencyOf(Tuple.of(30, small), Tuple.of(3, Arbitraries.just(new byte[0])),
+            Tuple.of(1, large));
+    }
+
+    static Arbitrary<List<byte[]>> payloads() {
+        Arbitrary<byte[]> small = Arbitraries.bytes().array(byte[].class).ofMaxSize(32);
+        return Arbitraries.frequencyOf(Tuple.of(20, small.list().ofMaxSize(8)),
+            Tuple.of(1, payload().list().ofMaxSize(3)));
+    }
+
+    record Scope(String tenant, String namespace, String name) {
+    }
+
+    static Arbitrary<Scope> scope() {
+        return Combinators.combine(text(), text(), text()).as(Scope::new);
+    }
+
+    static Arbitrary<StartPosition> start() {
+        return Arbitraries.oneOf(Arbitraries.of(StartPosition.LATEST, StartPosition.EARLIEST),
+            u64().map(StartPosition::offset));
+    }
+
+    static Arbitrary<ShardInfo> shardInfo() {
+        return Combinators.combine(u32(), u64(), u64()).as(ShardInfo::new);
+    }
+
+    static Arbitrary<StreamDescription> streamDescription() {
+        return Combinators.combine(scope(), u32(), Arbitraries.of(true, false), optText(), optU64(), optU64(),
+            shardInfo().list().ofMaxSize(4).injectNull(0.4))
+            .as((s, shards, durable, fsync, rb, ra, info) ->
+                new StreamDescription(s.tenant, s.namespace, s.name, shards, durable, fsync, rb, ra, info));
+    }
+
+    static Arbitrary<Gap> gap() {
+        return Combinators.combine(u64(), optU32(), u64(), u64(), text()).as((sub, shard, a, b, reason) ->
+            Long.compareUnsigned(a, b) <= 0 ? new Gap(sub, shard, a, b, reason) : new Gap(sub, shard, b, a, reason));
+    }
+
+    /** A generator for each message type. */
+    static Map<MessageType, Arbitrary<? extends Message>> byType() {
+        Map<MessageType, Arbitrary<? extends Message>> m = new EnumMap<>(MessageType.class);
+        m.put(MessageType.AUTH, Combinators.combine(text(), text(), u16().injectNull(0.3)).as(Auth::new));
+        m.put(MessageType.AUTH_OK, u16().map(AuthOk::new));
+        m.put(MessageType.PUBLISH, Combinators.combine(scope(), payload(), optU64(),
+                Arbitraries.of(AckMode.class).injectNull(0.3), optText(), optU32())
+            .as((s, p, r, a, k, sh) -> new Publish(s.tenant, s.namespace, s.name, p, r, a, k, sh)));
+        m.put(MessageType.PUBLISH_BATCH, Combinators.combine(scope(), payloads(), optU64(),
+                Arbitraries.of(AckMode.class).injectNull(0.3), optText(), optU32())
+            .as((s, p, r, a, k, sh) -> new PublishBatch(s.tenant, s.namespace, s.name, p, r, a, k, sh)));
+        m.put(MessageType.SUBSCRIBE, Combinators.combine(scope(), optU64(), start().injectNull(0.3), optU32(),
+                Arbitraries.of(QueuePolicy.class).injectNull(0.3), optU32(), optU64())
+            .as((s, id, st, sh, qp, qe, qb) -> new Subscribe(s.tenant, s.namespace, s.name, id, st, sh, qp, qe, qb)));
+        m.put(MessageType.SUBSCRIBED, Combinators.combine(u64(), u32().list().ofMaxSize(6).injectNull(0.4))
+            .as(Subscribed::new));
+        m.put(MessageType.SUBSCRIBE_CURSOR_ERROR, Combinators.combine(Arbitraries.of(CursorErrorReason.class), u64(), u64())
+            .as(SubscribeCursorError::new));
+        m.put(MessageType.EVENT_STREAM_HELLO, Combinators.combine(u64(), optU32()).as(EventStreamHello::new));
+        m.put(MessageType.EVENT, Combinators.combine(scope(), payload(), optU64())
+            .as((s, p, o) -> new Event(s.tenant, s.namespace, s.name, p, o)));
+        m.put(MessageType.EVENT_BATCH, Combinators.combine(scope(), payloads(), optU64())
+            .as((s, p, o) -> new EventBatch(s.tenant, s.namespace, s.name, p, o)));
+        m.put(MessageType.CACHE_PUT, Combinators.combine(scope(), text(), payload(), optU64(), optU64())
+            .as((s, k, v, r, ttl) -> new CachePut(s.tenant, s.namespace, s.name, k, v, r, ttl)));
+        m.put(MessageType.CACHE_GET, Combinators.combine(scope(), text(), optU64())
+            .as((s, k, r) -> new CacheGet(s.tenant, s.namespace, s.name, k, r)));
+        m.put(MessageType.CACHE_VALUE, Combinators.combine(scope(), text(), payload().injectNull(0.3), optU64())
+            .as((s, k, v, r) -> new CacheValue(s.tenant, s.namespace, s.name, k, v, r)));
+        m.put(MessageType.CACHE_OK, u64().map(CacheOk::new));
+        m.put(MessageType.PUBLISH_OK, Combinators.combine(u64(), optU64(), optU32(), optU32()).as(PublishOk::new));
+        m.put(MessageType.PUBLISH_ERROR, Combinators.combine(u64(), text(), optText()).as(PublishError::new));
+        m.put(MessageType.OK, Arbitraries.just(new Ok()));
+        m.put(MessageType.ERROR, Combinators.combine(text(), optText(), optU64()).as(ErrorMessage::new));
+        m.put(MessageType.GAP, gap());
+        m.put(MessageType.STREAM_CREATE, Combinators.combine(scope(), optU32(), Arbitraries.of(true, false).injectNull(0.3),
+                optText(), optU64(), optU64(), optU64())
+            .as((s, sh, d, f, rb, ra, r) -> new StreamCreate(s.tenant, s.namespace, s.name, sh, d, f, rb, ra, r)));
+        m.put(MessageType.STREAM_DESCRIBE, Combinators.combine(scope(), optU64())
+            .as((s, r) -> new StreamDescribe(s.tenant, s.namespace, s.name, r)));
+        m.put(MessageType.STREAM_LIST, Combinators.combine(text(), optText(), optU64()).as(StreamList::new));
+        m.put(MessageType.STREAM_INFO, Combinators.combine(streamDescription(), optU64()).as(StreamInfo::new));
+        m.put(MessageType.STREAM_LIST_RESULT, Combinators.combine(streamDescription().list().ofMaxSize(3), optU64())
+            .as(StreamListResult::new));
+        if (m.size() != MessageType.values().length) {
+            throw new IllegalStateException("a message type has no generator");
+        }
+        return m;
+    }
+
+    /** Any message, every type equally likely. */
+    static Arbitrary<Message> messages() {
+        List<Arbitrary<Message>> all = new java.util.ArrayList<>();
+        byType().values().forEach(a -> all.add(a.map(x -> (Message) x)));
+        return Arbitraries.oneOf(all);
+    }
+
+    static Arbitrary<BinaryPublishBatch> publishBatch() {
+        return Combinators.combine(scope(), payloads())
+            .as((s, p) -> new BinaryPublishBatch(s.tenant, s.namespace, s.name, p));
+    }
+
+    static Arbitrary<AckMode> binaryAckMode() {
+        return Arbitraries.of(AckMode.PER_MESSAGE, AckMode.PER_BATCH);
+    }
+
+    /** Every binary layout; ack error texts stay within the 512-byte limit (truncation is tested separately). */
+    static Arbitrary<BinaryPayload> binaryPayloads() {
+        Arbitrary<BinaryPayload> publish = publishBatch().map(b -> b);
+        Arbitrary<BinaryPayload> acked = Combinators.combine(u64(), binaryAckMode(), publishBatch())
+            .as(BinaryAckedPublishBatch::new);
+        Arbitrary<BinaryPayload> ack = Combinators.combine(u64(), text().injectNull(0.4))
+            .as((id, msg) -> msg == null ? BinaryPublishAck.ok(id) : BinaryPublishAck.error(id, msg));
+        Arbitrary<BinaryPayload> event = Combinators.combine(u64(), optU64(), payloads()).as(BinaryEventBatch::new);
+        Arbitrary<BinaryPayload> shared = Combinators.combine(optU64(), payloads()).as(BinarySharedEventBatch::new);
+        return Arbitraries.oneOf(publish, acked, ack, event, shared);
+    }
+
+    /** Any frame this codec can produce, JSON or binary. */
+    static Arbitrary<byte[]> validFrames() {
+        return Arbitraries.oneOf(messages().map(WireCodec::encodeFrame), binaryPayloads().map(WireCodec::encodeFrame));
+    }
+}
