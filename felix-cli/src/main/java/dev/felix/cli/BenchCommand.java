@@ -1,6 +1,7 @@
 package dev.felix.cli;
 
 import dev.felix.bench.latency.LatencyBenchmark;
+import dev.felix.bench.storage.StorageBenchmark;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Option;
 /** {@code felix bench ...}: benchmarks that print tables and write JSON under bench/results/. */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks. Each prints a table and writes JSON under bench/results/.",
-        subcommands = {BenchCommand.Latency.class})
+        subcommands = {BenchCommand.Latency.class, BenchCommand.Storage.class})
 final class BenchCommand implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -45,6 +46,30 @@ final class BenchCommand implements Runnable {
             var cells = LatencyBenchmark.run(new LatencyBenchmark.Options(payloads, fanouts, warmup, count, results),
                     System.out, System.err);
             return cells.stream().allMatch(c -> c.errors() == 0) ? 0 : 1;
+        }
+    }
+
+    @Command(name = "storage", description = {"Log append throughput and latency per fsync policy, writer count and",
+        "batch size, beside the disk's own fsync floor; recovery speed. Options: see below."})
+    static final class Storage implements Callable<Integer> {
+        @picocli.CommandLine.Unmatched
+        List<String> args = new java.util.ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            if (args.contains("--help") || args.contains("-h")) {
+                System.out.println("Usage: felix bench storage [--option=value ...]");
+                System.out.println(StorageBenchmark.Options.usage());
+                return 0;
+            }
+            StorageBenchmark.Options options;
+            try {
+                options = StorageBenchmark.Options.parse(args.toArray(String[]::new));
+            } catch (IllegalArgumentException e) {
+                throw new Errors.UsageException(e.getMessage());
+            }
+            StorageBenchmark.Report report = StorageBenchmark.run(options, System.out, System.err);
+            return report.runs().stream().allMatch(StorageBenchmark.Run::verified) ? 0 : 1;
         }
     }
 }

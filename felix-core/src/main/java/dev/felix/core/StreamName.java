@@ -5,8 +5,9 @@ import java.util.Objects;
 /**
  * The full name of a stream: {@code tenant/namespace/stream}.
  *
- * <p>Each part is 1–{@value #MAX_PART_LENGTH} characters from {@code [A-Za-z0-9._-]}, so a name
- * prints unambiguously as {@code t/ns/s} and maps safely to file names.
+ * <p>Each part is 1–{@value #MAX_PART_LENGTH} characters from {@code [A-Za-z0-9._-]}, and neither
+ * {@code .} nor {@code ..}, so a name prints unambiguously as {@code t/ns/s} and maps safely to file
+ * names.
  */
 public record StreamName(String tenant, String namespace, String stream) {
 
@@ -33,6 +34,9 @@ public record StreamName(String tenant, String namespace, String stream) {
     public static void checkPart(String what, String value) {
         if (value == null || value.isEmpty()) {
             throw new IllegalArgumentException(what + " name must not be empty");
+        }
+        if (value.equals(".") || value.equals("..")) {
+            throw new IllegalArgumentException(what + " name must not be '" + value + "'");
         }
         if (value.length() > MAX_PART_LENGTH) {
             throw new IllegalArgumentException(what + " name is longer than " + MAX_PART_LENGTH + " characters");

@@ -330,7 +330,8 @@ public final class Shard {
                 if (s.pendingGap != null) {
                     metrics.gapNotices.increment();
                 }
-                long evicted = s.queue.evictOldestAndOffer(s.pendingGap, batch, index);
+                SubscriberQueue.Eviction eviction = s.queue.evictOldestAndOffer(s.pendingGap, batch, index);
+                long evicted = eviction.evicted();
                 if (evicted > 0) {
                     metrics.gapNotices.increment();
                 }
@@ -338,9 +339,13 @@ public final class Shard {
                 s.next = batch.endOffset();
                 metrics.dropped(Checkpoint.SUBSCRIBER_QUEUE).add(evicted);
                 metrics.fannedOutEvents.add(batch.eventCount());
+                if (eviction.wake()) {
+                    wake(s); // the consumer emptied the queue after the offer found it full
+                }
             }
             case BLOCK -> {
                 s.blockedOn = batch;
+                blockedCount++;
                 metrics.blocked(Checkpoint.SUBSCRIBER_QUEUE).increment();
                 metrics.writerBlocked.increment();
                 s.queue.requestSpaceSignal();

@@ -80,14 +80,20 @@ final class SubscriberQueue {
         return false;
     }
 
+    /** Result of {@link #evictOldestAndOffer}: events evicted, and whether the consumer must be woken. */
+    record Eviction(long evicted, boolean wake) {
+    }
+
     /**
      * {@code drop_old}: evicts queued items from the head until {@code batch} fits, replaces them with
      * one gap notice at the head (merged with a gap already there), then adds {@code gap} (if any) and
      * the batch at the tail.
      *
-     * @return events evicted
+     * @return events evicted, and whether the queue was empty (the consumer may have drained it since
+     *         the offer that found it full, and then it waits for a wake-up)
      */
-    synchronized long evictOldestAndOffer(GapNotice gap, EventBatch batch, int shard) {
+    synchronized Eviction evictOldestAndOffer(GapNotice gap, EventBatch batch, int shard) {
+        boolean wasEmpty = items.isEmpty();
         long evicted = 0;
         long gapFrom = -1;
         long gapTo = -1;
@@ -119,12 +125,12 @@ final class SubscriberQueue {
             }
             items.addFirst(new GapNotice(shard, gapFrom, gapTo, GapNotice.Reason.QUEUE_OVERFLOW));
         }
-        // The queue was full, so its consumer already holds a wake-up: no need to signal again.
+        // A queue that was not empty has a consumer that already holds a wake-up; an empty one does not.
         if (gap != null) {
             items.addLast(gap);
         }
         add(batch);
-        return evicted;
+        return new Eviction(evicted, wasEmpty);
     }
 
     /** Asks for a space signal if the queue is not already at or below half its limits. */

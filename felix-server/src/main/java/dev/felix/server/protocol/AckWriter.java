@@ -12,6 +12,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
@@ -29,6 +30,10 @@ final class AckWriter {
     private final ServerContext context;
     private final ConcurrentLinkedQueue<WirePayload> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** Listeners handed out whose publish has not completed yet. */
+    private final AtomicInteger outstanding = new AtomicInteger();
+    /** Runs once nothing is outstanding or queued; event loop only. */
+    private Runnable onIdle;
 
     AckWriter(QuicStreamChannel channel, int negotiated, ServerContext context) {
         this.channel = channel;
@@ -38,20 +43,39 @@ final class AckWriter {
 
     /** A listener that acknowledges request {@code requestId} when the shard accepts it. */
     PublishListener listener(long requestId, boolean binary) {
+        outstanding.incrementAndGet();
         return new PublishListener() {
             @Override
             public void accepted(int shard, long firstOffset, int count) {
                 context.metrics.publishOk.increment();
-                enqueue(binary ? BinaryPublishAck.ok(requestId) : ok(requestId, shard, firstOffset, count));
+                completed(binary ? BinaryPublishAck.ok(requestId) : ok(requestId, shard, firstOffset, count));
             }
 
             @Override
             public void failed(FelixError error) {
                 context.metrics.publishFailed.increment();
                 context.metrics.error(error.code());
-                enqueue(reply(requestId, binary, error));
+                completed(reply(requestId, binary, error));
             }
         };
+    }
+
+    /** Queues the ack of a completed publish; a flush always runs after the count drops. */
+    private void completed(WirePayload ack) {
+        pending.add(ack);
+        outstanding.decrementAndGet();
+        if (scheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(this::flush);
+        }
+    }
+
+    /**
+     * Runs {@code action} on the event loop once every listener handed out has completed and its ack
+     * is written (now, if that is already so). Event loop only.
+     */
+    void whenIdle(Runnable action) {
+        onIdle = action;
+        flush();
     }
 
     /** The negative acknowledgement for a request refused before it reached a shard. */
@@ -96,6 +120,11 @@ final class AckWriter {
         }
         if (wrote) {
             channel.flush();
+        }
+        if (onIdle != null && outstanding.get() == 0 && pending.isEmpty()) {
+            Runnable r = onIdle;
+            onIdle = null;
+            r.run();
         }
     }
 

@@ -23,8 +23,10 @@ import dev.felix.wire.WireCodec;
 import dev.felix.wire.WireException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
 import java.nio.ByteBuffer;
@@ -64,6 +66,8 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
     private boolean handedOver;
     private boolean inputEnded;
     private Runnable inputEndListener;
+    /** Bytes of an incomplete frame the decoder held when the client's side ended (see {@link #endOfInputProbe}). */
+    private int pendingAtInputEnd;
 
     /** Ingress backpressure: frames read while a publish waits for its shard. */
     private final ArrayDeque<ByteBuf> backlog = new ArrayDeque<>();
@@ -135,19 +139,57 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A handler to place just before {@code decoder}: when the client's side ends, the decoder releases
+     * the bytes of an incomplete frame before the end-of-input event gets past it, so their count is
+     * recorded here first.
+     */
+    ChannelHandler endOfInputProbe(FrameDecoder decoder) {
+        return new ChannelInboundHandlerAdapter() {
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                if (evt instanceof ChannelInputShutdownEvent) {
+                    pendingAtInputEnd = decoder.pendingBytes();
+                }
+                ctx.fireUserEventTriggered(evt);
+            }
+        };
+    }
+
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         // End of the client's side of the stream: a truncated frame left behind is an error.
         if (evt instanceof io.netty.channel.socket.ChannelInputShutdownReadComplete
-                || evt instanceof io.netty.channel.socket.ChannelInputShutdownEvent) {
-            FrameDecoder decoder = ctx.pipeline().get(FrameDecoder.class);
-            if (decoder != null && decoder.pendingBytes() > 0 && !closed && !handedOver) {
-                fail(ErrorCode.BAD_REQUEST, "stream ended inside a frame (" + decoder.pendingBytes()
+                || evt instanceof ChannelInputShutdownEvent) {
+            if (pendingAtInputEnd > 0 && !closed && !handedOver) {
+                fail(ErrorCode.BAD_REQUEST, "stream ended inside a frame (" + pendingAtInputEnd
                         + " bytes of an incomplete frame)");
             }
             inputEnded();
+            finishIfDone();
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * Once the client has finished its side, finishes ours as soon as nothing more is owed: frames held
+     * back by ingress backpressure are processed and every acknowledgement is written (as upstream,
+     * whose control loop ends the stream when the client's side ends). A stream handed over to a
+     * subscription is left to {@link SubscribeHandler}.
+     */
+    private void finishIfDone() {
+        if (!inputEnded || closed || handedOver || waiting != null) {
+            return;
+        }
+        if (acks == null) {
+            close();
+        } else {
+            acks.whenIdle(() -> {
+                if (!closed && !handedOver) {
+                    close();
+                }
+            });
+        }
     }
 
     @Override
@@ -266,6 +308,10 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void authenticate(Message.Auth auth) {
+        if (auth.clientFlags() != null) {
+            // Also shapes the error if this auth is refused: a client that asked for codes gets one.
+            negotiated = Capabilities.negotiate(auth.clientFlags(), ServerContext.SERVER_FLAGS);
+        }
         try {
             StreamName.checkPart("tenant", auth.tenantId());
         } catch (IllegalArgumentException e) {
@@ -275,16 +321,10 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         Authenticator.Result result = context.authenticator.authenticate(auth.tenantId(), auth.token(),
                 connection != null && connection.loopbackPeer());
         if (result instanceof Authenticator.Denied denied) {
-            if (auth.clientFlags() != null) {
-                negotiated = Capabilities.negotiate(auth.clientFlags(), ServerContext.SERVER_FLAGS);
-            }
             fail(denied.error().code(), denied.error().message());
             return;
         }
         tenant = ((Authenticator.Allowed) result).tenant();
-        if (auth.clientFlags() != null) {
-            negotiated = Capabilities.negotiate(auth.clientFlags(), ServerContext.SERVER_FLAGS);
-        }
         acks = new AckWriter(channel, negotiated, context);
         if (bidirectional) {
             write(auth.clientFlags() != null ? new Message.AuthOk(ServerContext.SERVER_FLAGS) : new Message.Ok());
@@ -365,7 +405,7 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         }
         if (context.config.ingressPolicy() == Settings.IngressPolicy.DROP_NEW) {
             if (ack != null) {
-                acks.refuse(ack.requestId, ack.binary, FelixError.of(ErrorCode.OVERLOADED,
+                listener.failed(FelixError.of(ErrorCode.OVERLOADED, // its listener: the ack is no longer owed
                         "shard " + name + "/" + shard.index() + " is overloaded; retry later"));
             } else {
                 context.metrics.ingressDroppedEvents.add(payloads.length);
@@ -411,6 +451,7 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         if (waiting == null && !closed) {
             channel.config().setAutoRead(true);
             channel.read();
+            finishIfDone();
         }
     }
 
@@ -450,10 +491,17 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         closeStream(channel);
     }
 
-    /** Finishes our side and stops reading theirs, so only this stream ends. */
+    /**
+     * Ends this stream from our side (FIN after what was written) and keeps reading, discarding
+     * whatever the client still sends, until its side ends too; Netty then closes the stream and QUIC
+     * releases it. Closing the channel here instead (as this used to) stops Netty reading it, so the
+     * client's FIN is never consumed and the stream, with one of the connection's stream credits, is
+     * never released before the connection closes. STOP_SENDING is not used: quiche then discards
+     * the client's end unseen, and Netty keeps every such stream until the connection closes.
+     */
     private static void closeStream(QuicStreamChannel ch) {
-        if (ch.isActive()) {
-            ch.shutdownOutput().addListener(f -> ch.close());
+        if (ch.isActive() && ch.type() == QuicStreamType.BIDIRECTIONAL && !ch.isOutputShutdown()) {
+            ch.shutdownOutput();
         }
     }
 

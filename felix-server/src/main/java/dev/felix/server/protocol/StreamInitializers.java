@@ -1,5 +1,6 @@
 package dev.felix.server.protocol;
 
+import dev.felix.transport.FrameDecoder;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
 import io.netty.handler.codec.quic.QuicChannel;
@@ -25,8 +26,9 @@ public final class StreamInitializers {
         return new ChannelInitializer<QuicStreamChannel>() {
             @Override
             protected void initChannel(QuicStreamChannel ch) {
-                ch.pipeline().addLast(Frames.decoder(context.config.maxFrameBytes()),
-                        new ClientStreamHandler(context));
+                FrameDecoder decoder = Frames.decoder(context.config.maxFrameBytes());
+                ClientStreamHandler handler = new ClientStreamHandler(context);
+                ch.pipeline().addLast(handler.endOfInputProbe(decoder), decoder, handler);
             }
         };
     }
