@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
             PubCommand.class,
             SubCommand.class,
             StreamCommand.class,
+            LogCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })

@@ -98,6 +98,52 @@ class CliTest {
     }
 
     @Test
+    void durableStream_createPublishAndLogTools() throws Exception {
+        Result created = run(null, args("stream", "create", "t1/ops/ledger", "--durable", "--fsync", "on_commit",
+                "--retention-bytes", "1000000", "--retention-age", "7d"));
+        assertThat(created.code).isZero();
+        assertThat(created.out).contains("durable (fsync on_commit)").contains("1000000 bytes").contains("PT168H");
+        assertThat(run(null, args("pub", "t1/ops/ledger", "a", "b")).code).isZero();
+        assertThat(run(null, args("sub", "t1/ops/ledger", "--from", "earliest", "--count", "2")).out)
+                .isEqualTo("0\ta\n1\tb\n");
+        Path logs = dir.resolve("logs");
+        Result inspect = run(null, "log", "inspect", logs.toString());
+        assertThat(inspect.code).isZero();
+        assertThat(inspect.out).contains("t1_ops_ledger_0").contains("00000000000000000000.log");
+        Result verify = run(null, "log", "verify", logs.toString());
+        assertThat(verify.code).isZero();
+        assertThat(verify.out).contains("CLEAN");
+        Result notADir = run(null, "log", "verify", dir.resolve("nope").toString());
+        assertThat(notADir.code).isEqualTo(2);
+        Result badAge = run(null, args("stream", "create", "t1/ops/x", "--durable", "--retention-age", "7w"));
+        assertThat(badAge.code).isEqualTo(2);
+        assertThat(badAge.err).contains("--retention-age");
+    }
+
+    @Test
+    void logVerify_reportsCorruptionWithFileAndPositionAndFails() throws Exception {
+        run(null, args("stream", "create", "t1/ops/broken", "--durable"));
+        run(null, args("pub", "t1/ops/broken", "first", "second", "third"));
+        server.close();
+        Path segment;
+        try (var files = java.nio.file.Files.walk(dir.resolve("logs"))) {
+            segment = files.filter(f -> f.toString().contains("broken") && f.toString().endsWith(".log"))
+                    .findFirst().orElseThrow();
+        }
+        try (var f = new java.io.RandomAccessFile(segment.toFile(), "rw")) {
+            f.seek(40); // inside the first record
+            int b = f.read();
+            f.seek(40);
+            f.write(b ^ 0xFF);
+        }
+        Result verify = run(null, "log", "verify", dir.resolve("logs").toString());
+        assertThat(verify.code).isEqualTo(1);
+        assertThat(verify.out).contains("CORRUPT").contains("00000000000000000000.log @32"); // file @ byte position
+        server = FelixServer.start(ConfigLoader.load(null, Map.of(), Map.of("data_dir", dir.toString(),
+                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0"))); // for @AfterEach
+    }
+
+    @Test
     void badArguments_areUsageErrorsWithClearMessages() {
         Result r = run(null, "pub", "not-a-stream", "x", "--ca", server.certificateFile().toString());
         assertThat(r.code).isEqualTo(2);

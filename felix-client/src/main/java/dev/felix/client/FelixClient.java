@@ -128,14 +128,19 @@ public final class FelixClient implements AutoCloseable {
         return lost == null && !closed && connection.isActive();
     }
 
-    /** Closes every publisher and subscription, then the connection. */
+    /**
+     * Closes every publisher (waiting at most one request timeout in all for outstanding
+     * acknowledgements) and subscription, then the connection.
+     */
     @Override
     public void close() {
         if (closed) {
             return;
         }
+        // One deadline for all publishers: closing never waits longer than one request timeout.
+        long deadline = System.nanoTime() + InflightBudget.nanos(config.requestTimeout);
         for (Publisher p : List.copyOf(publishers)) {
-            p.close();
+            p.closeBy(deadline);
         }
         closed = true;
         for (Subscription s : List.copyOf(subscriptions.values())) {

@@ -150,7 +150,11 @@ public final class Publisher implements AutoCloseable {
     /** Waits for outstanding acknowledgements (up to the request timeout), then closes the stream. */
     @Override
     public void close() {
-        long deadline = System.nanoTime() + InflightBudget.nanos(config.requestTimeout);
+        closeBy(System.nanoTime() + InflightBudget.nanos(config.requestTimeout));
+    }
+
+    /** Like {@link #close()}, waiting for acknowledgements until {@code deadline} ({@link System#nanoTime()}). */
+    void closeBy(long deadline) {
         for (Pending p : List.copyOf(pending.values())) {
             try {
                 p.future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);

@@ -16,6 +16,10 @@ package dev.felix.core;
  * @param maxBatchEvents      largest batch a shard writer forms by merging queued publishes
  * @param maxBatchBytes       payload bytes of the largest merged batch
  * @param autoCreate          create tenants, namespaces and ephemeral streams on first use
+ * @param inlineWriters       run a shard's writer on the thread that hands it work (in a broker: the
+ *                            QUIC event loop) instead of the {@code shardThreads} pool: no thread hop on
+ *                            the publish path, at the cost of doing fanout on the network thread
+ * @param storage             where durable streams keep their logs; null = no durable streams
  */
 public record CoreConfig(
         int shardThreads,
@@ -27,7 +31,27 @@ public record CoreConfig(
         QueuePolicy durablePolicy,
         int maxBatchEvents,
         long maxBatchBytes,
-        boolean autoCreate) {
+        boolean autoCreate,
+        boolean inlineWriters,
+        Storage storage) {
+
+    /**
+     * Durable storage settings.
+     *
+     * @param dataDir            root directory: stream definitions under {@code streams/}, logs under
+     *                           {@code logs/}
+     * @param segmentBytes       log segment size before rolling to a new one
+     * @param repairCorruptTail  at open, cut a corrupted last record of a log instead of refusing the log
+     * @param flushThreads       threads that run group-committed fsyncs for every log of the node
+     * @param retentionCheck     how often a log with retention deletes segments past its bounds
+     */
+    public record Storage(java.nio.file.Path dataDir, long segmentBytes, boolean repairCorruptTail, int flushThreads,
+            java.time.Duration retentionCheck) {
+        /** 256 MiB segments, no tail repair, 4 flush threads, retention checked every minute. */
+        public static Storage at(java.nio.file.Path dataDir) {
+            return new Storage(dataDir, 256L << 20, false, 4, java.time.Duration.ofMinutes(1));
+        }
+    }
 
     public CoreConfig {
         if (shardThreads < 0) {
@@ -55,31 +79,43 @@ public record CoreConfig(
                 QueuePolicy.CATCH_UP,
                 256,
                 256L << 10,
-                true);
+                true,
+                false,
+                null);
     }
 
     public CoreConfig withAutoCreate(boolean value) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, value);
+                durablePolicy, maxBatchEvents, maxBatchBytes, value, inlineWriters, storage);
     }
 
     public CoreConfig withSubscriberQueue(QueueLimits limits, QueuePolicy ephemeral) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, limits, ephemeral,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
     }
 
     public CoreConfig withWriterQueue(QueueLimits limits) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, limits, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
     }
 
     public CoreConfig withRing(int events, long bytes) {
         return new CoreConfig(shardThreads, events, bytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
     }
 
     public CoreConfig withShardThreads(int threads) {
         return new CoreConfig(threads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
+    }
+
+    public CoreConfig withInlineWriters(boolean value) {
+        return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, value, storage);
+    }
+
+    public CoreConfig withStorage(Storage value) {
+        return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, value);
     }
 }

@@ -77,6 +77,7 @@ public final class FelixServer implements AutoCloseable {
         Broker broker = new Broker(config.coreConfig());
         ServerContext[] contextRef = new ServerContext[1];
         BrokerMetrics metrics = new BrokerMetrics(broker.metrics(),
+                broker.storage() == null ? null : broker.storage().metrics(),
                 () -> contextRef[0].subscriptionCount(),
                 () -> contextRef[0].subscriberQueueEvents(),
                 () -> writerQueued(broker),
@@ -188,6 +189,8 @@ public final class FelixServer implements AutoCloseable {
         }
         ready = false;
         context.startDraining();
+        LOG.info("draining: {} connection(s), {} subscription(s), {} queued publish event(s)",
+                context.connectionCount(), context.subscriptionCount(), writerQueued(broker));
         long deadline = System.nanoTime() + config.shutdownTimeout().toNanos();
         while (writerQueued(broker) > 0 && System.nanoTime() < deadline) {
             try {
@@ -197,7 +200,8 @@ public final class FelixServer implements AutoCloseable {
                 break;
             }
         }
-        context.closeConnections("broker shutting down");
+        LOG.info("closing connections");
+        context.closeConnections("broker shutting down", 2_000);
         broker.close();
         quic.close();
         http.close();

@@ -77,12 +77,26 @@ public final class QuicServer implements AutoCloseable {
         return (InetSocketAddress) channel.localAddress();
     }
 
-    /** Stops listening; connections are dropped. Callers drain them first for a graceful stop. */
+    /**
+     * Stops listening; connections are dropped. Callers close connections first for a graceful stop;
+     * datagrams already queued (such as their CONNECTION_CLOSE frames) get {@link #CLOSE_GRACE_MILLIS}
+     * to leave the socket before it closes.
+     */
     @Override
     public void close() {
-        channel.close().syncUninterruptibly();
+        channel.eventLoop().execute(channel::flush);
+        long deadline = System.nanoTime() + CLOSE_GRACE_MILLIS * 1_000_000L;
+        while (channel.isActive() && !channel.isWritable() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        // One more grace period for what the QUIC codec flushes on its last timers.
+        channel.eventLoop().schedule(() -> channel.close(), CLOSE_GRACE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        channel.closeFuture().syncUninterruptibly();
         if (ownsRuntime) {
             runtime.close();
         }
     }
+
+    /** How long a closing listener lets queued datagrams leave. */
+    static final long CLOSE_GRACE_MILLIS = 100;
 }

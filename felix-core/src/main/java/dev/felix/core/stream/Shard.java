@@ -8,6 +8,11 @@ import dev.felix.core.FelixError;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.QueuePolicy;
 import dev.felix.core.StartPosition;
+import dev.felix.storage.AppendResult;
+import dev.felix.storage.LogRecord;
+import dev.felix.storage.ReadResult;
+import dev.felix.storage.StorageErrorCode;
+import dev.felix.storage.StorageException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -57,6 +62,10 @@ public final class Shard {
 
     /** Publishes one writer run handles before yielding its thread to other shards. */
     static final int MAX_PUBLISHES_PER_RUN = 4096;
+    /** Records one log read may return for a replaying subscriber. */
+    static final int LOG_READ_MAX_RECORDS = 4096;
+    /** Payload bytes one log read may return for a replaying subscriber. */
+    static final long LOG_READ_MAX_BYTES = 4L << 20;
 
     private static final int IDLE = 0;
     private static final int SCHEDULED = 1;
@@ -69,6 +78,12 @@ public final class Shard {
     private final Executor executor;
     private final LongSupplier subscriberIds;
     private final QueuePolicy defaultPolicy;
+    /** The shard's log, or null for an ephemeral shard. */
+    private final ShardLog log;
+    /** Durable shards under {@code on_commit}: fan out and acknowledge only once forced to disk. */
+    private final boolean onCommit;
+    /** Run the writer on the thread that hands it work instead of the executor (see CoreConfig). */
+    private final boolean inline;
 
     // Multi-producer side.
     private final ConcurrentLinkedQueue<PublishRequest> inbox = new ConcurrentLinkedQueue<>();
@@ -80,7 +95,15 @@ public final class Shard {
     private volatile boolean closing;
 
     // Writer-owned state.
+    /** Offset the next appended event gets. */
     private long next;
+    /**
+     * End of what subscribers may see: batches below it were fanned out. Equals {@link #next} except
+     * while {@code on_commit} batches wait for their fsync.
+     */
+    private long visible;
+    /** {@code on_commit}: batches appended to the log, waiting to be durable, in offset order. */
+    private final java.util.ArrayDeque<Pending> awaitingFlush = new java.util.ArrayDeque<>();
     private final BatchRing ring;
     private final ArrayList<Subscriber> subscribers = new ArrayList<>();
     private final ArrayList<PublishRequest> merging = new ArrayList<>();
@@ -91,8 +114,15 @@ public final class Shard {
     private volatile long publishedOldest;
     private volatile int publishedSubscribers;
 
+    /** An appended batch waiting for durability, with the publishes it answers. */
+    private record Pending(EventBatch batch, List<PublishRequest> requests, long bytes) {
+    }
+
     Shard(String label, int index, long incarnation, CoreConfig config, CoreMetrics metrics, Executor executor,
-            LongSupplier subscriberIds, QueuePolicy defaultPolicy) {
+            LongSupplier subscriberIds, QueuePolicy defaultPolicy, ShardLog log, boolean onCommit) {
+        this.log = log;
+        this.onCommit = onCommit;
+        this.inline = config.inlineWriters();
         this.label = label;
         this.index = index;
         this.incarnation = incarnation;
@@ -190,14 +220,49 @@ public final class Shard {
 
     /** A snapshot of offsets and counts. */
     public ShardInfo info() {
-        return new ShardInfo(index, publishedOldest, publishedNext, incarnation, publishedSubscribers,
-                inboxEvents.get());
+        if (log != null && !log.isOpen()) {
+            return new ShardInfo(index, -1, -1, incarnation, publishedSubscribers, inboxEvents.get());
+        }
+        long oldest = log != null ? log.baseOffset() : publishedOldest;
+        return new ShardInfo(index, oldest, publishedNext, incarnation, publishedSubscribers, inboxEvents.get());
     }
 
-    /** Ends every subscription and fails queued publishes; idempotent. */
-    public void close() {
+    /**
+     * The shard's info once its log is open (a durable shard opens it on this call if it is not open
+     * yet); fails with the log's error if it cannot be opened.
+     */
+    public CompletableFuture<ShardInfo> load() {
+        CompletableFuture<ShardInfo> result = new CompletableFuture<>();
+        post(() -> {
+            if (ensureOpen()) {
+                result.complete(info());
+            } else {
+                result.completeExceptionally(log.failure().toException());
+            }
+        });
+        return result;
+    }
+
+    /** Whether the shard keeps a log. */
+    public boolean durable() {
+        return log != null;
+    }
+
+    /**
+     * Ends every subscription, answers queued publishes and closes the log (after forcing what
+     * {@code on_commit} owes); idempotent. The future completes once that has run.
+     */
+    public CompletableFuture<Void> close() {
         closing = true;
-        post(this::shutdown);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        post(() -> {
+            try {
+                shutdown();
+            } finally {
+                done.complete(null);
+            }
+        });
+        return done;
     }
 
     // ------------------------------------------------------------------ writer
@@ -208,28 +273,48 @@ public final class Shard {
     }
 
     private void schedule() {
-        if (state.compareAndSet(IDLE, SCHEDULED)) {
-            try {
-                executor.execute(this::run);
-            } catch (RejectedExecutionException e) {
-                // The broker has stopped the shard threads (close). This caller won the CAS, so it
-                // owns the writer: run the remaining work here, so the shutdown still ends the
-                // subscriptions and answers every queued publish, and late calls get a clean answer.
-                run();
-            }
+        if (!state.compareAndSet(IDLE, SCHEDULED)) {
+            return;
+        }
+        if (inline) {
+            runLoop();
+            return;
+        }
+        try {
+            executor.execute(this::runLoop);
+        } catch (RejectedExecutionException e) {
+            // The broker has stopped the shard threads (close). This caller won the CAS, so it
+            // owns the writer: run the remaining work here, so the shutdown still ends the
+            // subscriptions and answers every queued publish, and late calls get a clean answer.
+            runLoop();
         }
     }
 
-    private void run() {
-        try {
-            runOnce();
-        } catch (Throwable t) {
-            LOG.error("shard {} writer failed; its subscribers are ended", label, t);
-            endAll(FelixError.of(ErrorCode.INTERNAL, "shard writer failed: " + t));
-        } finally {
+    /**
+     * Writer passes while this thread owns the writer. Inline, it loops while work keeps arriving (a loop,
+     * not recursion, so the stack stays flat); on a pool it hands the next pass back to the executor so
+     * other shards get their turn.
+     */
+    private void runLoop() {
+        while (true) {
+            try {
+                runOnce();
+            } catch (Throwable t) {
+                LOG.error("shard {} writer failed; its subscribers are ended", label, t);
+                endAll(FelixError.of(ErrorCode.INTERNAL, "shard writer failed: " + t));
+            }
             state.set(IDLE);
-            if (!control.isEmpty() || (blockedCount == 0 && !inbox.isEmpty())) {
-                schedule();
+            boolean work = !control.isEmpty() || (blockedCount == 0 && !inbox.isEmpty() && !flushBacklogFull());
+            if (!work || !state.compareAndSet(IDLE, SCHEDULED)) {
+                return;
+            }
+            if (!inline) {
+                try {
+                    executor.execute(this::runLoop);
+                    return;
+                } catch (RejectedExecutionException e) {
+                    // shutting down: keep going on this thread
+                }
             }
         }
     }
@@ -237,10 +322,14 @@ public final class Shard {
     private void runOnce() {
         runControlTasks();
         int handled = 0;
-        while (blockedCount == 0 && handled < MAX_PUBLISHES_PER_RUN) {
+        while (blockedCount == 0 && handled < MAX_PUBLISHES_PER_RUN && !flushBacklogFull()) {
             PublishRequest first = inbox.poll();
             if (first == null) {
                 break;
+            }
+            if (log != null && !ensureOpen()) {
+                failPublish(first, log.failure());
+                continue;
             }
             handled += appendMerged(first);
             runControlTasks(); // subscribes and space signals should not wait behind a long backlog
@@ -274,12 +363,79 @@ public final class Shard {
         }
         byte[][] payloads = merging.size() == 1 ? first.payloads() : concat(merging, events);
         long base = next;
-        next += events;
+        if (log != null) {
+            try {
+                AppendResult appended = log.append(payloads, log.nowMicros());
+                base = appended.firstOffset();
+                next = appended.nextOffset();
+            } catch (StorageException e) {
+                // Nothing was added: the log cuts a failed write back to the last good record.
+                FelixError error = ShardLog.toError(e, "cannot append to the log of " + label);
+                LOG.error("{}", error.message());
+                if (e.code() == StorageErrorCode.SYNC_FAILED || e.code() == StorageErrorCode.CLOSED) {
+                    log.fail(error);
+                }
+                for (PublishRequest r : merging) {
+                    failPublish(r, error);
+                }
+                merging.clear();
+                return events;
+            }
+        } else {
+            next += events;
+        }
         EventBatch batch = new EventBatch(index, base, payloads, System.nanoTime());
+        if (onCommit) {
+            awaitingFlush.add(new Pending(batch, List.copyOf(merging), bytes));
+            merging.clear();
+            log.flush(batch.endOffset()).whenComplete((v, err) -> post(() -> flushed(err)));
+            return events;
+        }
+        publish(batch, merging, bytes);
+        merging.clear();
+        return events;
+    }
+
+    /** A group-committed flush completed: publish every batch it made durable, in order. */
+    private void flushed(Throwable error) {
+        if (error != null) {
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            FelixError e = FelixError.of(ErrorCode.UNAVAILABLE, "the batch was written to the log of " + label
+                    + " but forcing it to disk failed (" + cause.getMessage() + "); it may reappear after a"
+                    + " restart, so a retrying publisher must expect a duplicate");
+            log.fail(e);
+            while (!awaitingFlush.isEmpty()) {
+                for (PublishRequest r : awaitingFlush.poll().requests()) {
+                    failPublish(r, e);
+                }
+            }
+            return;
+        }
+        long durable = log.durableOffset();
+        while (!awaitingFlush.isEmpty() && awaitingFlush.peek().batch().endOffset() <= durable) {
+            Pending p = awaitingFlush.poll();
+            publish(p.batch(), p.requests(), p.bytes());
+        }
+    }
+
+    /**
+     * {@code on_commit}: whether appended batches waiting for their fsync already fill the writer
+     * queue's limits; the writer stops appending until they are published (they still count against
+     * the writer queue, so publishers feel it).
+     */
+    private boolean flushBacklogFull() {
+        return awaitingFlush.size() >= config.writerQueue().events();
+    }
+
+    /** Makes a batch visible: into the ring, out to subscribers, acknowledgements back. */
+    private void publish(EventBatch batch, List<PublishRequest> requests, long bytes) {
+        int events = batch.eventCount();
         ring.add(batch);
+        visible = batch.endOffset();
         // Before anyone hears of the batch (fanout, acks), so info() never lags an acknowledgement.
-        publishedNext = next;
-        publishedOldest = ring.oldestOffset(next);
+        publishedNext = visible;
+        publishedOldest = ring.oldestOffset(visible);
         inboxEvents.addAndGet(-events);
         inboxBytes.addAndGet(-bytes);
         metrics.publishedEvents.add(events);
@@ -288,16 +444,42 @@ public final class Shard {
 
         fanout(batch);
 
-        long offset = base;
-        for (int i = 0; i < merging.size(); i++) {
-            PublishRequest r = merging.get(i);
+        long offset = batch.baseOffset();
+        for (int i = 0; i < requests.size(); i++) {
+            PublishRequest r = requests.get(i);
             if (r.listener() != null) {
                 r.listener().accepted(index, offset, r.eventCount());
             }
             offset += r.eventCount();
         }
-        merging.clear();
-        return events;
+    }
+
+    /** Answers a publish that will not be appended, and releases its writer-queue room. */
+    private void failPublish(PublishRequest r, FelixError error) {
+        inboxEvents.addAndGet(-r.eventCount());
+        inboxBytes.addAndGet(-r.payloadBytes());
+        fail(r, error);
+    }
+
+    /** Opens a durable shard's log on first use and takes its tail as the next offset. */
+    private boolean ensureOpen() {
+        if (log == null) {
+            return true;
+        }
+        if (log.failure() != null) {
+            return false; // could not be opened, or refuses writes after a failed write or fsync
+        }
+        if (log.isOpen()) {
+            return true;
+        }
+        if (!log.open()) {
+            return false;
+        }
+        next = log.tailOffset();
+        visible = next;
+        publishedNext = next;
+        publishedOldest = next;
+        return true;
     }
 
     private void fanout(EventBatch batch) {
@@ -393,21 +575,35 @@ public final class Shard {
         }
     }
 
-    /** Feeds a replaying subscriber by offset until its queue is full or it reaches the tail. */
+    /**
+     * Feeds a replaying subscriber by offset until its queue is full or it reaches what is visible:
+     * from the memory ring when it still holds the offset, else (durable) from the log, else a
+     * {@code retention} gap for what is gone.
+     */
     private void pump(Subscriber s) {
         while (true) {
-            if (s.next >= next) {
+            if (s.next >= visible) {
                 s.mode = Subscriber.Mode.LIVE; // at the tail: the next batch will be delivered live
                 flushGap(s);
                 return;
             }
             EventBatch batch = ring.batchFrom(s.next);
             if (batch == null) {
-                long oldest = ring.oldestOffset(next);
-                metrics.retentionMissedEvents.add(oldest - s.next);
-                s.missed(index, s.next, oldest - 1, GapNotice.Reason.RETENTION);
-                s.next = oldest;
-                continue;
+                long ringOldest = ring.oldestOffset(visible);
+                if (log != null) {
+                    batch = readLog(s, ringOldest);
+                    if (batch == null) {
+                        if (s.closed) {
+                            return; // the read failed and ended the subscription
+                        }
+                        continue; // a retention gap was recorded; go on from the oldest offset
+                    }
+                } else {
+                    metrics.retentionMissedEvents.add(ringOldest - s.next);
+                    s.missed(index, s.next, ringOldest - 1, GapNotice.Reason.RETENTION);
+                    s.next = ringOldest;
+                    continue;
+                }
             }
             SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, true);
             if (offer == SubscriberQueue.Offer.FULL) {
@@ -415,6 +611,56 @@ public final class Shard {
             }
             metrics.replayedEvents.add(batch.eventCount());
             accepted(s, batch, offer);
+        }
+    }
+
+    /**
+     * Reads what fits in {@code s}'s queue from the log, from {@code s.next} up to (not including)
+     * {@code until}. Returns null after recording a retention gap (the offset was removed) or after
+     * ending the subscription (the log could not be read).
+     */
+    private EventBatch readLog(Subscriber s, long until) {
+        long[] room = s.queue.room();
+        int maxRecords = (int) Math.max(1, Math.min(Math.min(room[0], until - s.next), LOG_READ_MAX_RECORDS));
+        long maxBytes = Math.max(1, Math.min(room[1], LOG_READ_MAX_BYTES));
+        ReadResult result;
+        try {
+            result = log.read(s.next, maxRecords, maxBytes);
+        } catch (StorageException e) {
+            FelixError error = ShardLog.toError(e, "cannot read the log of " + label + " at offset " + s.next);
+            LOG.error("{}; ending that subscription", error.message());
+            end(s, error);
+            return null;
+        }
+        if (result instanceof ReadResult.Trimmed trimmed) {
+            long oldest = Math.min(trimmed.oldest(), until);
+            metrics.retentionMissedEvents.add(oldest - s.next);
+            s.missed(index, s.next, oldest - 1, GapNotice.Reason.RETENTION);
+            s.next = oldest;
+            return null;
+        }
+        List<LogRecord> records = ((ReadResult.Records) result).records();
+        int n = (int) Math.min(records.size(), until - s.next);
+        if (n == 0) {
+            FelixError error = FelixError.of(ErrorCode.INTERNAL, "the log of " + label + " returned nothing at offset "
+                    + s.next + " below its tail");
+            end(s, error);
+            return null;
+        }
+        byte[][] payloads = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            payloads[i] = records.get(i).payload();
+        }
+        return new EventBatch(index, records.get(0).offset(), payloads, 0);
+    }
+
+    /** Ends one subscription with {@code error}; what is queued stays pollable. */
+    private void end(Subscriber s, FelixError error) {
+        detach(s);
+        s.endError = error;
+        SubscriptionListener l = s.listener;
+        if (l != null) {
+            l.onEnd(error);
         }
     }
 
@@ -435,7 +681,12 @@ public final class Shard {
                     FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down").toException());
             return;
         }
-        long oldest = ring.oldestOffset(next);
+        if (log != null && !ensureOpen()) {
+            result.completeExceptionally(log.failure().toException());
+            return;
+        }
+        long oldest = log != null ? log.baseOffset() : ring.oldestOffset(visible);
+        long next = visible; // subscribers see what is visible: durable under on_commit
         long from;
         if (start instanceof StartPosition.Latest) {
             from = next;
@@ -487,6 +738,16 @@ public final class Shard {
     }
 
     private void shutdown() {
+        if (!awaitingFlush.isEmpty()) {
+            // Appended publishes waiting for their fsync: force them now so they are acknowledged.
+            Throwable error = null;
+            try {
+                log.awaitDurable(next);
+            } catch (RuntimeException e) {
+                error = e;
+            }
+            flushed(error);
+        }
         endAll(FelixError.of(ErrorCode.UNAVAILABLE, "the broker is shutting down"));
         PublishRequest p;
         while ((p = inbox.poll()) != null) {
@@ -495,16 +756,14 @@ public final class Shard {
             fail(p, FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down"));
         }
         runWritableWaiters();
+        if (log != null) {
+            log.close();
+        }
     }
 
     private void endAll(FelixError error) {
         for (Subscriber s : List.copyOf(subscribers)) {
-            detach(s); // what is already queued stays pollable (SubscriptionListener#onEnd)
-            s.endError = error;
-            SubscriptionListener l = s.listener;
-            if (l != null) {
-                l.onEnd(error);
-            }
+            end(s, error); // what is already queued stays pollable (SubscriptionListener#onEnd)
         }
     }
 

@@ -65,9 +65,11 @@ public final class Stream {
         return new StreamInfo(name, config, infos);
     }
 
-    void close() {
-        for (Shard s : shards) {
-            s.close();
+    java.util.concurrent.CompletableFuture<Void> close() {
+        java.util.concurrent.CompletableFuture<?>[] all = new java.util.concurrent.CompletableFuture<?>[shards.length];
+        for (int i = 0; i < shards.length; i++) {
+            all[i] = shards[i].close();
         }
+        return java.util.concurrent.CompletableFuture.allOf(all);
     }
 }

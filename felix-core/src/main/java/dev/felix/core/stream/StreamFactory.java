@@ -5,42 +5,93 @@ import dev.felix.core.CoreMetrics;
 import dev.felix.core.QueuePolicy;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
+import dev.felix.storage.FsyncPolicy;
+import dev.felix.storage.LogConfig;
+import dev.felix.storage.LogId;
+import dev.felix.storage.StorageRuntime;
+import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Builds streams and their shards with the broker's shared executor, metrics and id sequence. */
+/**
+ * Builds streams and their shards with the broker's shared executor, metrics, id sequence and (for
+ * durable streams) storage runtime. Creating a durable stream opens nothing: each shard opens its log
+ * on first use.
+ */
 public final class StreamFactory {
 
     private final CoreConfig config;
     private final CoreMetrics metrics;
     private final Executor executor;
+    private final StorageRuntime storage;
+    private final Path logsRoot;
     private final AtomicLong subscriberIds = new AtomicLong();
     private final SecureRandom random = new SecureRandom();
 
-    public StreamFactory(CoreConfig config, CoreMetrics metrics, Executor executor) {
+    /**
+     * @param storage  the node's storage runtime, or null when durable streams are not supported
+     * @param logsRoot where shard logs live (with {@code storage})
+     */
+    public StreamFactory(CoreConfig config, CoreMetrics metrics, Executor executor, StorageRuntime storage,
+            Path logsRoot) {
         this.config = config;
         this.metrics = metrics;
         this.executor = executor;
+        this.storage = storage;
+        this.logsRoot = logsRoot;
     }
 
     public Stream create(StreamName name, StreamConfig streamConfig) {
+        if (streamConfig.durable() && storage == null) {
+            throw new IllegalStateException("durable streams need a data directory");
+        }
         QueuePolicy policy = streamConfig.durable() ? config.durablePolicy() : config.ephemeralPolicy();
+        LogConfig logConfig = streamConfig.durable() ? logConfig(streamConfig) : null;
+        boolean onCommit = streamConfig.durable() && streamConfig.fsync() == StreamConfig.Fsync.ON_COMMIT;
         Shard[] shards = new Shard[streamConfig.shards()];
         for (int i = 0; i < shards.length; i++) {
-            // A fresh random incarnation: offsets of an earlier run of this shard mean nothing here.
+            // A fresh random incarnation: offsets of an earlier run of an ephemeral shard mean nothing here.
             long incarnation = random.nextLong() & Long.MAX_VALUE;
             if (incarnation == 0) {
                 incarnation = 1;
             }
-            shards[i] = new Shard(name + "/" + i, i, incarnation, config, metrics, executor,
-                    subscriberIds::incrementAndGet, policy);
+            String label = name + "/" + i;
+            ShardLog log = null;
+            if (streamConfig.durable()) {
+                LogId id = new LogId(name.tenant(), name.namespace(), name.stream(), i);
+                log = new ShardLog(label, id.resolve(logsRoot), logConfig, storage);
+            }
+            shards[i] = new Shard(label, i, incarnation, config, metrics, executor,
+                    subscriberIds::incrementAndGet, policy, log, onCommit);
         }
         return new Stream(name, streamConfig, shards);
     }
 
-    /** Ends the stream's subscriptions and fails its queued publishes. */
-    public static void close(Stream stream) {
-        stream.close();
+    private LogConfig logConfig(StreamConfig s) {
+        LogConfig.Builder b = LogConfig.builder()
+                .segmentBytes(config.storage().segmentBytes())
+                .repairCorruptTail(config.storage().repairCorruptTail())
+                .fsyncPolicy(switch (s.fsync()) {
+                    case ON_COMMIT -> FsyncPolicy.onCommit();
+                    case PERIODIC -> FsyncPolicy.periodic();
+                    case NONE -> FsyncPolicy.none();
+                });
+        if (s.retentionBytes() > 0 || s.retentionAge() != null) {
+            b.retentionCheckInterval(config.storage().retentionCheck());
+        }
+        if (s.retentionBytes() > 0) {
+            b.retentionBytes(s.retentionBytes());
+        }
+        if (s.retentionAge() != null) {
+            b.retentionAge(s.retentionAge());
+        }
+        return b.build();
+    }
+
+    /** Ends the stream's subscriptions, answers its queued publishes and closes its logs. */
+    public static CompletableFuture<Void> close(Stream stream) {
+        return stream.close();
     }
 }

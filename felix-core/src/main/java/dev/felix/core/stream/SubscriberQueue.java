@@ -170,6 +170,17 @@ final class SubscriberQueue {
         return d;
     }
 
+    /**
+     * Room left before the limits, as {events, bytes}; an empty queue reports at least one event of room
+     * (it takes any single batch).
+     */
+    synchronized long[] room() {
+        if (events == 0) {
+            return new long[] {Math.max(1, limits.events()), Math.max(1, limits.bytes())};
+        }
+        return new long[] {Math.max(0, limits.events() - events), Math.max(0, limits.bytes() - bytes)};
+    }
+
     synchronized boolean isEmpty() {
         return items.isEmpty();
     }

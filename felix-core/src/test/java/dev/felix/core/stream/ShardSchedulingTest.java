@@ -55,7 +55,7 @@ class ShardSchedulingTest {
 
     private Shard shard(QueueLimits writerQueue) {
         return new Shard("t/ns/s/0", 0, 1, Fixture.config().withWriterQueue(writerQueue), new CoreMetrics(), executor,
-                ids::incrementAndGet, QueuePolicy.DROP_NEW);
+                ids::incrementAndGet, QueuePolicy.DROP_NEW, null, false);
     }
 
     @Test

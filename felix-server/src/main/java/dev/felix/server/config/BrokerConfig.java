@@ -24,6 +24,11 @@ public record BrokerConfig(
         int maxFrameBytes,
         boolean autoCreate,
         int shardThreads,
+        boolean inlineWriters,
+        long segmentBytes,
+        boolean repairCorruptTail,
+        Duration retentionCheck,
+        int storageFlushThreads,
         int ringEvents,
         long ringBytes,
         QueueLimits writerQueue,
@@ -58,7 +63,8 @@ public record BrokerConfig(
     public CoreConfig coreConfig() {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue,
                 subscriberQueuePolicy, QueuePolicy.CATCH_UP, CoreConfig.defaults().maxBatchEvents(),
-                CoreConfig.defaults().maxBatchBytes(), autoCreate);
+                CoreConfig.defaults().maxBatchBytes(), autoCreate, inlineWriters,
+                new CoreConfig.Storage(dataDir, segmentBytes, repairCorruptTail, storageFlushThreads, retentionCheck));
     }
 
     public TransportConfig transportConfig() {
@@ -69,14 +75,16 @@ public record BrokerConfig(
     /** A copy with other bind addresses (tests bind to port 0). */
     public BrokerConfig withBinds(HostPort quic, HostPort http) {
         return new BrokerConfig(dataDir, quic, http, insecure, authTokens, tlsCert, tlsKey, maxFrameBytes,
-                autoCreate, shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue,
+                autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck, storageFlushThreads,
+                ringEvents, ringBytes, writerQueue, subscriberQueue,
                 subscriberQueuePolicy, ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout,
                 maxUdpPayloadBytes, shutdownTimeout);
     }
 
     public BrokerConfig withDataDir(Path dir) {
         return new BrokerConfig(dir, quicBind, httpBind, insecure, authTokens, tlsCert, tlsKey, maxFrameBytes,
-                autoCreate, shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue,
+                autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck, storageFlushThreads,
+                ringEvents, ringBytes, writerQueue, subscriberQueue,
                 subscriberQueuePolicy, ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout,
                 maxUdpPayloadBytes, shutdownTimeout);
     }

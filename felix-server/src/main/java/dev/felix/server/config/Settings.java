@@ -38,7 +38,18 @@ public final class Settings {
             "create tenants, namespaces and ephemeral streams on first use; 'dev' = only in dev mode",
             Settings::autoCreate);
     public static final Setting<Integer> SHARD_THREADS = new Setting<>("shard_threads", "0",
-            "threads running shard writers (0 = one per core)", v -> intRange(v, 0, 1024));
+            "threads running shard writers when shard_executor is pool (0 = one per core)", v -> intRange(v, 0, 1024));
+    public static final Setting<Boolean> SHARD_EXECUTOR_INLINE = new Setting<>("shard_executor", "pool",
+            "where shard writers run: pool (shard_threads) or inline (on the QUIC event loop: no thread hop)",
+            Settings::shardExecutor);
+    public static final Setting<Long> SEGMENT_BYTES = new Setting<>("segment_bytes", "268435456",
+            "durable streams: log segment size before rolling", v -> longRange(v, 4096, 1L << 40));
+    public static final Setting<Boolean> REPAIR_CORRUPT_TAIL = new Setting<>("repair_corrupt_tail", "false",
+            "durable streams: at open, cut a corrupted last record instead of refusing the log", Settings::bool);
+    public static final Setting<Long> RETENTION_CHECK_MS = new Setting<>("retention_check_ms", "60000",
+            "durable streams: how often retention deletes segments past a stream's bounds", v -> longRange(v, 10, 86_400_000));
+    public static final Setting<Integer> STORAGE_FLUSH_THREADS = new Setting<>("storage_flush_threads", "4",
+            "threads running group-committed fsyncs for every log of the node", v -> intRange(v, 1, 256));
     public static final Setting<Integer> RING_EVENTS = new Setting<>("ring_events", "65536",
             "per shard: recent events kept in memory for resume and catch-up", v -> intRange(v, 1, 1 << 30));
     public static final Setting<Long> RING_BYTES = new Setting<>("ring_bytes", "67108864",
@@ -72,7 +83,8 @@ public final class Settings {
 
     /** All settings, in documentation order. */
     public static final List<Setting<?>> ALL = List.of(DATA_DIR, QUIC_BIND, HTTP_BIND, INSECURE, AUTH_TOKENS,
-            TLS_CERT, TLS_KEY, MAX_FRAME_BYTES, AUTO_CREATE, SHARD_THREADS, RING_EVENTS, RING_BYTES,
+            TLS_CERT, TLS_KEY, MAX_FRAME_BYTES, AUTO_CREATE, SHARD_THREADS, SHARD_EXECUTOR_INLINE, SEGMENT_BYTES,
+            REPAIR_CORRUPT_TAIL, RETENTION_CHECK_MS, STORAGE_FLUSH_THREADS, RING_EVENTS, RING_BYTES,
             WRITER_QUEUE_EVENTS, WRITER_QUEUE_BYTES, SUBSCRIBER_QUEUE_EVENTS, SUBSCRIBER_QUEUE_BYTES,
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
             IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, SHUTDOWN_TIMEOUT_MS);
@@ -108,6 +120,14 @@ public final class Settings {
             case "true", "yes", "on", "1" -> true;
             case "false", "no", "off", "0" -> false;
             default -> throw new IllegalArgumentException("expected true or false, got '" + v + "'");
+        };
+    }
+
+    static boolean shardExecutor(String v) {
+        return switch (v) {
+            case "inline" -> true;
+            case "pool" -> false;
+            default -> throw new IllegalArgumentException("expected inline or pool, got '" + v + "'");
         };
     }
 

@@ -50,8 +50,22 @@ public final class BrokerMetrics implements AutoCloseable {
 
     private final Map<ErrorCode, LongAdder> errors = new EnumMap<>(ErrorCode.class);
 
-    public BrokerMetrics(CoreMetrics core, LongSupplier activeSubscriptions, LongSupplier subscriberQueueEvents,
-            LongSupplier writerQueueEvents, LongSupplier openConnections) {
+    public BrokerMetrics(CoreMetrics core, dev.felix.storage.LogMetrics storage, LongSupplier activeSubscriptions,
+            LongSupplier subscriberQueueEvents, LongSupplier writerQueueEvents, LongSupplier openConnections) {
+        if (storage != null) {
+            // One meter per storage counter, read from the runtime's snapshot at scrape time.
+            for (String name : storage.snapshot().keySet()) {
+                String meter = name.replace('_', '.');
+                if (name.endsWith("_total")) {
+                    FunctionCounter.builder(meter.substring(0, meter.length() - ".total".length()), storage,
+                            m -> m.snapshot().getOrDefault(name, 0L)).description("storage: " + name)
+                            .register(registry);
+                } else {
+                    Gauge.builder(meter, storage, m -> m.snapshot().getOrDefault(name, 0L))
+                            .description("storage: " + name).strongReference(true).register(registry);
+                }
+            }
+        }
         counter("felix.published.events", "events accepted into shards", core.publishedEvents);
         counter("felix.published.bytes", "payload bytes accepted into shards", core.publishedBytes);
         counter("felix.batches", "batches formed by shard writers (one fanout each)", core.batches);

@@ -60,6 +60,16 @@ final class AckWriter {
         };
     }
 
+    /**
+     * A reply that completes later (an admin answer): it is owed like an acknowledgement, so the
+     * stream is not finished before it is written.
+     */
+    void deferred(java.util.concurrent.CompletableFuture<? extends WirePayload> reply) {
+        outstanding.incrementAndGet();
+        reply.whenComplete((answer, error) -> completed(answer != null ? answer
+                : new Message.ErrorMessage("internal error: " + error, null, null)));
+    }
+
     /** Queues the ack of a completed publish; a flush always runs after the count drops. */
     private void completed(WirePayload ack) {
         pending.add(ack);

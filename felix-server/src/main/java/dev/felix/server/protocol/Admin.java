@@ -6,37 +6,43 @@ import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
 import dev.felix.core.stream.ShardInfo;
+import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.StreamInfo;
 import dev.felix.wire.Message;
 import dev.felix.wire.StreamDescription;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
-/** Stream admin requests: {@code stream_create}, {@code stream_describe}, {@code stream_list}. */
+/**
+ * Stream admin requests: {@code stream_create}, {@code stream_describe}, {@code stream_list}. Describe
+ * opens the stream's logs (it reports their offsets); list reports offsets only of streams already in
+ * use, so listing never opens logs.
+ */
 final class Admin {
     private Admin() {
     }
 
     /** The reply to an admin request from a stream authenticated for {@code tenant}. */
-    static Message handle(ServerContext context, String tenant, Message request, int negotiated) {
-        Long requestId = null;
+    static CompletableFuture<Message> handle(ServerContext context, String tenant, Message request, int negotiated) {
+        Long requestId = requestId(request);
         try {
             if (request instanceof Message.StreamCreate c) {
-                requestId = c.requestId();
                 StreamName name = name(tenant, c.tenantId(), c.namespace(), c.stream());
-                StreamConfig config = config(c);
-                return new Message.StreamInfo(describe(context.broker.createStream(name, config).info()), requestId);
+                Stream stream = context.broker.createStream(name, config(c));
+                return loaded(stream).thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
+                        .exceptionally(e -> error(context, e, requestId, negotiated));
             }
             if (request instanceof Message.StreamDescribe d) {
-                requestId = d.requestId();
                 StreamName name = name(tenant, d.tenantId(), d.namespace(), d.stream());
-                var stream = context.broker.find(name).orElseThrow(
+                Stream stream = context.broker.find(name).orElseThrow(
                         () -> new FelixException(ErrorCode.NOT_FOUND, "stream '" + name + "' not found"));
-                return new Message.StreamInfo(describe(stream.info()), requestId);
+                return loaded(stream).thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
+                        .exceptionally(e -> error(context, e, requestId, negotiated));
             }
             Message.StreamList l = (Message.StreamList) request;
-            requestId = l.requestId();
             if (!tenant.equals(l.tenantId())) {
                 throw new FelixException(ErrorCode.FORBIDDEN, "tenant mismatch");
             }
@@ -44,14 +50,40 @@ final class Admin {
             for (StreamInfo info : context.broker.list(l.tenantId(), l.namespace())) {
                 streams.add(describe(info));
             }
-            return new Message.StreamListResult(streams, requestId);
-        } catch (FelixException e) {
-            context.metrics.error(e.code());
-            return Frames.error(e.error(), requestId, negotiated);
-        } catch (IllegalArgumentException e) {
-            context.metrics.error(ErrorCode.BAD_REQUEST);
-            return Frames.error(FelixError.of(ErrorCode.BAD_REQUEST, e.getMessage()), requestId, negotiated);
+            return CompletableFuture.completedFuture(new Message.StreamListResult(streams, requestId));
+        } catch (FelixException | IllegalArgumentException e) {
+            return CompletableFuture.completedFuture(error(context, e, requestId, negotiated));
         }
+    }
+
+    /** The stream's info with every shard loaded (durable shards open their logs). */
+    private static CompletableFuture<StreamInfo> loaded(Stream stream) {
+        List<CompletableFuture<ShardInfo>> shards = new ArrayList<>();
+        for (int i = 0; i < stream.shardCount(); i++) {
+            shards.add(stream.shard(i).load());
+        }
+        return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
+                .thenApply(v -> new StreamInfo(stream.name(), stream.config(),
+                        shards.stream().map(CompletableFuture::join).toList()));
+    }
+
+    private static Message error(ServerContext context, Throwable e, Long requestId, int negotiated) {
+        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        FelixError error = cause instanceof FelixException fe ? fe.error()
+                : FelixError.of(cause instanceof IllegalArgumentException ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL,
+                        String.valueOf(cause.getMessage()));
+        context.metrics.error(error.code());
+        return Frames.error(error, requestId, negotiated);
+    }
+
+    private static Long requestId(Message m) {
+        if (m instanceof Message.StreamCreate c) {
+            return c.requestId();
+        }
+        if (m instanceof Message.StreamDescribe d) {
+            return d.requestId();
+        }
+        return ((Message.StreamList) m).requestId();
     }
 
     private static StreamName name(String tenant, String tenantId, String namespace, String stream)
@@ -66,19 +98,27 @@ final class Admin {
     private static StreamConfig config(Message.StreamCreate c) {
         int shards = c.shards() == null ? 1 : c.shards();
         boolean durable = Boolean.TRUE.equals(c.durable());
+        if (!durable && (c.fsync() != null || c.retentionBytes() != null || c.retentionAgeMs() != null)) {
+            throw new IllegalArgumentException("fsync and retention apply to durable streams only");
+        }
         StreamConfig.Fsync fsync = c.fsync() == null ? StreamConfig.Fsync.PERIODIC : StreamConfig.Fsync.parse(c.fsync());
         long retentionBytes = c.retentionBytes() == null ? 0 : c.retentionBytes();
-        Duration age = c.retentionAgeMs() == null ? null : Duration.ofMillis(c.retentionAgeMs());
-        if (!durable && (c.fsync() != null)) {
-            throw new IllegalArgumentException("fsync applies to durable streams only");
+        if (retentionBytes < 0) {
+            throw new IllegalArgumentException("retention_bytes is too large");
         }
+        Duration age = c.retentionAgeMs() == null ? null : Duration.ofMillis(c.retentionAgeMs());
         return new StreamConfig(shards, durable, fsync, retentionBytes, age);
     }
 
     static StreamDescription describe(StreamInfo info) {
         StreamConfig c = info.config();
         List<dev.felix.wire.ShardInfo> shards = new ArrayList<>();
+        boolean loaded = true;
         for (ShardInfo s : info.shards()) {
+            if (s.nextOffset() < 0) {
+                loaded = false; // a durable shard whose log is not open: offsets unknown without opening it
+                continue;
+            }
             shards.add(new dev.felix.wire.ShardInfo(s.shard(), s.oldestOffset(), s.nextOffset()));
         }
         StreamName n = info.name();
@@ -86,6 +126,6 @@ final class Admin {
                 c.durable() ? c.fsync().wireName() : null,
                 c.retentionBytes() > 0 ? c.retentionBytes() : null,
                 c.retentionAge() != null ? c.retentionAge().toMillis() : null,
-                shards);
+                loaded ? shards : null);
     }
 }

@@ -294,8 +294,7 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
                 fail(ErrorCode.BAD_REQUEST, "admin requests need a bidirectional stream");
                 return;
             }
-            Message answer = Admin.handle(context, tenant, m, negotiated);
-            write(answer);
+            acks.deferred(Admin.handle(context, tenant, m, negotiated));
         } else if (m instanceof Message.CachePut || m instanceof Message.CacheGet) {
             reply(FelixError.of(ErrorCode.BAD_REQUEST, "caches are not available on this broker yet"), null);
         } else if (m instanceof Message.Auth) {

@@ -99,16 +99,17 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         subscriptions.remove(writer);
     }
 
-    /** Closes the connection with application error code 0 and {@code reason}. */
-    void close(String reason) {
+    /** Closes the connection with application error code 0 and {@code reason}; completes when closed. */
+    io.netty.util.concurrent.Future<?> close(String reason) {
         QuicChannel c = channel;
         if (c == null) {
-            return;
+            return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
         }
         if (c.eventLoop().inEventLoop()) {
             c.close(true, 0, Unpooled.copiedBuffer(reason, StandardCharsets.UTF_8));
         } else {
             c.eventLoop().execute(() -> c.close(true, 0, Unpooled.copiedBuffer(reason, StandardCharsets.UTF_8)));
         }
+        return c.closeFuture();
     }
 }

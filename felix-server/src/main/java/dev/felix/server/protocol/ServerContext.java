@@ -59,10 +59,19 @@ public final class ServerContext {
         return total;
     }
 
-    /** Closes every connection with application code 0 and the given reason. */
-    public void closeConnections(String reason) {
+    /**
+     * Closes every connection with application code 0 and the given reason, and waits (up to
+     * {@code timeoutMillis}) until they are closed, so the CONNECTION_CLOSE frames leave before the
+     * listener stops.
+     */
+    public void closeConnections(String reason, long timeoutMillis) {
+        java.util.List<io.netty.util.concurrent.Future<?>> closing = new java.util.ArrayList<>();
         for (ConnectionHandler c : connections) {
-            c.close(reason);
+            closing.add(c.close(reason));
+        }
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        for (io.netty.util.concurrent.Future<?> f : closing) {
+            f.awaitUninterruptibly(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
         }
     }
 }
