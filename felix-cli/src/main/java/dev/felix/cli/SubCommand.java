@@ -61,7 +61,7 @@ final class SubCommand implements Callable<Integer> {
         }
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         try (FelixClient c = client.connect(ref.tenant());
-                Subscription sub = c.subscribe(new SubscribeOptions(ref, start, shard, null, null))) {
+                Subscription sub = c.subscribe(new SubscribeOptions(ref, start, shard, null, null, null, false))) {
             boolean multiShard = sub.shards().size() > 1;
             long seen = 0;
             long idleSince = System.nanoTime();

@@ -23,6 +23,8 @@ public final class ClientConfig {
     final Duration requestTimeout;
     final Duration keepAlive;
     final long publishInflightBytes;
+    final int publishInflightEvents;
+    final PublishQueuePolicy publishQueuePolicy;
     final int receiveQueueEvents;
     final long receiveQueueBytes;
     final ReceivePolicy receivePolicy;
@@ -39,6 +41,8 @@ public final class ClientConfig {
         this.requestTimeout = b.requestTimeout;
         this.keepAlive = b.keepAlive;
         this.publishInflightBytes = b.publishInflightBytes;
+        this.publishInflightEvents = b.publishInflightEvents;
+        this.publishQueuePolicy = b.publishQueuePolicy;
         this.receiveQueueEvents = b.receiveQueueEvents;
         this.receiveQueueBytes = b.receiveQueueBytes;
         this.receivePolicy = b.receivePolicy;
@@ -81,6 +85,8 @@ public final class ClientConfig {
         private Duration requestTimeout = Duration.ofSeconds(30);
         private Duration keepAlive = Duration.ofSeconds(5);
         private long publishInflightBytes = 4L << 20;
+        private int publishInflightEvents = 16_384;
+        private PublishQueuePolicy publishQueuePolicy = PublishQueuePolicy.BLOCK;
         private int receiveQueueEvents = 8192;
         private long receiveQueueBytes = 16L << 20;
         private ReceivePolicy receivePolicy = ReceivePolicy.BLOCK;
@@ -155,6 +161,20 @@ public final class ClientConfig {
                 throw new IllegalArgumentException("publishInflightBytes must be positive, was " + bytes);
             }
             this.publishInflightBytes = bytes;
+            return this;
+        }
+
+        /**
+         * Checkpoint {@code client_publish_queue}: limits in events and bytes per publisher and what a
+         * publish does when they are reached. Default 16384 events / 4 MiB, {@link PublishQueuePolicy#BLOCK}.
+         */
+        public Builder publishQueue(int events, long bytes, PublishQueuePolicy policy) {
+            if (events < 1 || bytes < 1) {
+                throw new IllegalArgumentException("publish queue limits must be positive");
+            }
+            this.publishInflightEvents = events;
+            this.publishInflightBytes = bytes;
+            this.publishQueuePolicy = java.util.Objects.requireNonNull(policy, "policy");
             return this;
         }
 

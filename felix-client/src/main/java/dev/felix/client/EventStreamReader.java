@@ -37,6 +37,7 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     private long pendingGapTo = -1;
     private boolean paused;
     private boolean ended;
+    private long incarnation = -1;
 
     EventStreamReader(FelixClient client) {
         this.client = client;
@@ -55,6 +56,9 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     /** The subscription takes this stream: held frames are processed and reading resumes. */
     void attach(Subscription owner) {
         this.subscription = owner;
+        if (incarnation >= 0) {
+            owner.incarnation(shard, incarnation);
+        }
         ByteBuf frame;
         while ((frame = held.poll()) != null) {
             try {
@@ -107,6 +111,7 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
             }
             helloSeen = true;
             shard = hello.shard() != null ? hello.shard() : 0;
+            incarnation = hello.incarnation() != null ? hello.incarnation() : -1;
             channel.config().setAutoRead(false); // until the subscription claims this stream
             client.routeEventStream(hello.subscriptionId(), this);
         } catch (WireException e) {
@@ -177,9 +182,10 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
 
     private void gap(long from, long to, String reason) {
         flushLocalGap();
-        subscription.countGap(to - from + 1);
+        boolean unbounded = to == Long.MAX_VALUE || to < 0; // incarnation: the rest of an earlier numbering
+        subscription.countGap(unbounded ? -1 : to - from + 1);
         subscription.queue().add(new Gap(subscription.stream(), shard, from, to, reason));
-        expected = to + 1;
+        expected = unbounded ? -1 : to + 1;
     }
 
     private void localDrop(long offset) {
@@ -207,6 +213,7 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     private void pause() {
         if (!paused) {
             paused = true;
+            subscription.countReceiveBlocked();
             channel.config().setAutoRead(false);
         }
     }

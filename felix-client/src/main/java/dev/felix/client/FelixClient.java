@@ -40,6 +40,7 @@ public final class FelixClient implements AutoCloseable {
 
     private final ClientConfig config;
     private final QuicClient quic;
+    private final ClientMetrics metrics = new ClientMetrics();
     private QuicChannel connection;
     private final Map<Long, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final Set<Subscription> starting = ConcurrentHashMap.newKeySet();
@@ -94,6 +95,11 @@ public final class FelixClient implements AutoCloseable {
         return config;
     }
 
+    /** This client's counters (client-side checkpoints), under their Prometheus names. */
+    public ClientMetrics metrics() {
+        return metrics;
+    }
+
     QuicChannel connection() {
         checkUsable();
         return connection;
@@ -106,7 +112,12 @@ public final class FelixClient implements AutoCloseable {
 
     /** Subscribes; returns once the broker confirmed (cursor errors throw with the available offset). */
     public Subscription subscribe(SubscribeOptions options) {
-        Subscription s = new Subscription(this, options);
+        return subscribe(options, config.receivePolicy);
+    }
+
+    /** Subscribes with a receive-queue policy other than the client's (healing reads never drop). */
+    Subscription subscribe(SubscribeOptions options, ReceivePolicy receivePolicy) {
+        Subscription s = new Subscription(this, options, receivePolicy);
         starting.add(s);
         try {
             return await(s.start(), "subscribe");
@@ -115,6 +126,37 @@ public final class FelixClient implements AutoCloseable {
             throw e;
         } finally {
             starting.remove(s);
+        }
+    }
+
+    /**
+     * Subscribes and calls {@code handler} for each item on a dispatcher thread of this subscription, until
+     * the subscription ends or is closed.
+     */
+    public Subscription subscribe(SubscribeOptions options, SubscriptionHandler handler) {
+        Subscription s = subscribe(options);
+        Thread dispatcher = new Thread(() -> dispatch(s, handler), "felix-subscription-" + s.id());
+        dispatcher.setDaemon(true);
+        dispatcher.start();
+        return s;
+    }
+
+    private static void dispatch(Subscription s, SubscriptionHandler handler) {
+        try {
+            while (!s.ended() || s.queued() > 0) {
+                Item item = s.next(java.time.Duration.ofMillis(250));
+                if (item instanceof Event e) {
+                    handler.onEvent(e);
+                } else if (item instanceof Gap g) {
+                    handler.onGap(g);
+                }
+            }
+            handler.onEnd(s.endCause());
+        } catch (FelixClientException e) {
+            handler.onEnd(e);
+        } catch (RuntimeException e) {
+            s.close();
+            handler.onEnd(new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
         }
     }
 

@@ -5,31 +5,39 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Checkpoint {@code client_publish_queue}: bytes a publisher has handed over but the broker has not yet
- * acknowledged (or, unacknowledged, that are not yet written). Publishing past the limit waits; one
- * publish larger than the whole budget is let through when nothing else is in flight.
+ * Checkpoint {@code client_publish_queue}: events and bytes a publisher has handed over but the broker has
+ * not yet acknowledged (or, unacknowledged, that are not yet written). Past either limit, a publish waits
+ * ({@link ReceivePolicy#BLOCK}) or is refused ({@link ReceivePolicy#DROP_NEW}); one publish larger than
+ * the whole budget is let through when nothing else is in flight.
  */
 final class InflightBudget {
 
-    private final long limit;
+    private final long maxBytes;
+    private final long maxEvents;
+    private final ClientMetrics metrics;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
-    private long used;
-    private long waits;
+    private long bytes;
+    private long events;
 
-    InflightBudget(long limit) {
-        this.limit = limit;
+    InflightBudget(long maxBytes, long maxEvents, ClientMetrics metrics) {
+        this.maxBytes = maxBytes;
+        this.maxEvents = maxEvents;
+        this.metrics = metrics;
     }
 
-    /** Takes {@code bytes}, waiting up to {@code timeoutNanos}; returns false on timeout. */
-    boolean acquire(long bytes, long timeoutNanos) throws InterruptedException {
+    /**
+     * Takes room for {@code n} events of {@code size} bytes, waiting up to {@code timeoutNanos} (0: do not
+     * wait). Returns false if there was no room in time.
+     */
+    boolean acquire(long size, int n, long timeoutNanos) throws InterruptedException {
         lock.lock();
         try {
             long remaining = timeoutNanos;
             boolean waited = false;
-            while (used > 0 && used + bytes > limit) {
+            while (events > 0 && (bytes + size > maxBytes || events + n > maxEvents)) {
                 if (!waited) {
-                    waits++;
+                    metrics.publishQueueBlocked.increment();
                     waited = true;
                 }
                 if (remaining <= 0) {
@@ -37,28 +45,20 @@ final class InflightBudget {
                 }
                 remaining = released.awaitNanos(remaining);
             }
-            used += bytes;
+            bytes += size;
+            events += n;
             return true;
         } finally {
             lock.unlock();
         }
     }
 
-    void release(long bytes) {
+    void release(long size, int n) {
         lock.lock();
         try {
-            used -= bytes;
+            bytes -= size;
+            events -= n;
             released.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Times a publisher had to wait for room. */
-    long waits() {
-        lock.lock();
-        try {
-            return waits;
         } finally {
             lock.unlock();
         }

@@ -41,11 +41,14 @@ public final class Publisher implements AutoCloseable {
     private record Pending(CompletableFuture<PublishAck> future, long bytes, int count, long deadlineNanos) {
     }
 
-    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames) {
+    private final ClientMetrics metrics;
+
+    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames, ClientMetrics metrics) {
         this.stream = stream;
         this.config = config;
         this.frames = frames;
-        this.budget = new InflightBudget(config.publishInflightBytes);
+        this.metrics = metrics;
+        this.budget = new InflightBudget(config.publishInflightBytes, config.publishInflightEvents, metrics);
     }
 
     static CompletableFuture<Publisher> open(FelixClient client, StreamRef stream) {
@@ -62,7 +65,7 @@ public final class Publisher implements AutoCloseable {
             }
         }).thenApply(fs -> {
             // The listener is only called after ready completes, on the same event loop: self is set first.
-            self[0] = new Publisher(stream, client.config(), fs);
+            self[0] = new Publisher(stream, client.config(), fs, client.metrics());
             client.register(self[0]);
             return self[0];
         });
@@ -117,12 +120,13 @@ public final class Publisher implements AutoCloseable {
             throw new IllegalArgumentException("a batch holds at least one event");
         }
         long bytes = sum(payloads);
-        acquire(bytes);
+        int count = payloads.size();
+        acquire(bytes, count);
         CompletableFuture<Void> done = new CompletableFuture<>();
         ChannelFuture written = frames.write(
                 new BinaryPublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads));
         written.addListener(f -> {
-            budget.release(bytes);
+            budget.release(bytes, count);
             if (f.isSuccess()) {
                 done.complete(null);
             } else {
@@ -142,9 +146,9 @@ public final class Publisher implements AutoCloseable {
         return lastError;
     }
 
-    /** Times a publish waited for {@code client_publish_queue} room. */
-    public long budgetWaits() {
-        return budget.waits();
+    /** Counters of the client this publisher belongs to (its publish queue among them). */
+    public ClientMetrics metrics() {
+        return metrics;
     }
 
     /** Waits for outstanding acknowledgements (up to the request timeout), then closes the stream. */
@@ -169,7 +173,7 @@ public final class Publisher implements AutoCloseable {
     // ------------------------------------------------------------------ internals
 
     private CompletableFuture<PublishAck> acked(long id, long bytes, int count, WirePayload frame) {
-        acquire(bytes);
+        acquire(bytes, count);
         CompletableFuture<PublishAck> future = new CompletableFuture<>();
         pending.put(id, new Pending(future, bytes, count, System.nanoTime() + InflightBudget.nanos(config.requestTimeout)));
         if (closedBy != null) {
@@ -184,15 +188,21 @@ public final class Publisher implements AutoCloseable {
         return future;
     }
 
-    private void acquire(long bytes) {
+    private void acquire(long bytes, int count) {
         FelixClientException closed = closedBy;
         if (closed != null) {
             throw closed;
         }
         try {
-            if (!budget.acquire(bytes, InflightBudget.nanos(config.requestTimeout))) {
+            boolean block = config.publishQueuePolicy == PublishQueuePolicy.BLOCK;
+            if (!budget.acquire(bytes, count, block ? InflightBudget.nanos(config.requestTimeout) : 0)) {
+                if (!block) {
+                    metrics.publishQueueDropped.add(count);
+                    throw new FelixClientException(ErrorCode.OVERLOADED, "the client publish queue is full ("
+                            + config.publishInflightEvents + " events / " + config.publishInflightBytes + " bytes)");
+                }
                 throw new FelixClientException(ErrorCode.TIMEOUT, "no room in the client publish queue within "
-                        + config.requestTimeout.toMillis() + " ms (publishInflightBytes)");
+                        + config.requestTimeout.toMillis() + " ms");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -250,7 +260,7 @@ public final class Publisher implements AutoCloseable {
         if (p == null) {
             return;
         }
-        budget.release(p.bytes);
+        budget.release(p.bytes, p.count);
         if (error != null) {
             p.future.completeExceptionally(error);
         } else {

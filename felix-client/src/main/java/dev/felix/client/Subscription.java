@@ -38,12 +38,17 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     private volatile FelixClientException endCause;
     private volatile boolean closed;
     private FrameStream control;
+    /** Incarnation of each shard, from its event stream's hello (ephemeral streams). */
+    private final java.util.Map<Integer, Long> incarnations = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Consumer thread only: re-read events (and residual gaps) to hand out before the live queue. */
+    private final java.util.ArrayDeque<Item> healed = new java.util.ArrayDeque<>();
+    private final LongAdder healedEvents = new LongAdder();
 
-    Subscription(FelixClient client, SubscribeOptions options) {
+    Subscription(FelixClient client, SubscribeOptions options, ReceivePolicy receivePolicy) {
         this.client = client;
         this.options = options;
         ClientConfig c = client.config();
-        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, c.receivePolicy, this::resumeReaders);
+        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, receivePolicy, this::resumeReaders);
     }
 
     /** Opens the control stream and sends {@code subscribe}; completes on {@code subscribed}. */
@@ -69,7 +74,7 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
             control = fs;
             StreamRef s = options.stream();
             fs.write(new Message.Subscribe(s.tenant(), s.namespace(), s.stream(), null, options.start(),
-                    options.shard(), options.queuePolicy(), options.queueEvents(), null));
+                    options.shard(), options.queuePolicy(), options.queueEvents(), null, options.incarnation()));
             if (!Capabilities.has(fs.negotiated(), Capabilities.SUBSCRIPTION_LIFELINE)) {
                 fs.finish(); // an older broker: the subscribe stream carries one request
             }
@@ -127,16 +132,79 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         if (closed) {
             return null;
         }
+        if (!healed.isEmpty()) {
+            return healed.poll();
+        }
         try {
             Item item = queue.poll(InflightBudget.nanos(timeout));
             if (item == null && queue.endedAndEmpty() && !closed) {
                 throw endCause != null ? endCause
                         : new FelixClientException(ErrorCode.UNAVAILABLE, "the subscription ended");
             }
+            if (item instanceof Gap gap && options.healGaps() && healable(gap)) {
+                heal(gap.shard(), gap.from(), gap.to(), gap.reason(), true);
+                return healed.poll();
+            }
             return item;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
+        }
+    }
+
+    private static boolean healable(Gap gap) {
+        return gap.to() != Long.MAX_VALUE && switch (gap.reason()) {
+            case "queue_overflow", "client_queue_overflow", "unannounced" -> true;
+            default -> false; // retention: already gone; incarnation: a different numbering
+        };
+    }
+
+    /**
+     * Re-reads {@code from..to} of {@code shard} on a side subscription and queues what it gets (and a
+     * gap for what it cannot) to be handed out before the live queue continues, so order is kept.
+     */
+    private void heal(int shard, long from, long to, String reason, boolean retryFromOldest) {
+        SubscribeOptions side = new SubscribeOptions(options.stream(),
+                new dev.felix.wire.StartPosition.AtOffset(from), shard, dev.felix.wire.QueuePolicy.BLOCK, null,
+                null, false);
+        long next = from;
+        // The side subscription never drops on its own: it waits for this consumer (BLOCK).
+        try (Subscription s = client.subscribe(side, ReceivePolicy.BLOCK)) {
+            while (next <= to) {
+                Item it = s.next(client.config().requestTimeout());
+                if (it == null) {
+                    break;
+                }
+                if (it instanceof Event e) {
+                    if (e.offset() > to) {
+                        break;
+                    }
+                    healed.add(e);
+                    healedEvents.increment();
+                    client.metrics().healedEvents.increment();
+                    next = e.offset() + 1;
+                } else {
+                    Gap g = (Gap) it;
+                    long gFrom = Math.max(g.from(), next);
+                    long gTo = Math.min(g.to(), to);
+                    if (gFrom <= gTo) {
+                        healed.add(new Gap(options.stream(), shard, gFrom, gTo, g.reason()));
+                    }
+                    next = g.to() + 1;
+                }
+            }
+        } catch (FelixClientException e) {
+            if (e.code() == ErrorCode.CURSOR_TOO_OLD && retryFromOldest && e.availableOffset() > from) {
+                long oldest = e.availableOffset();
+                healed.add(new Gap(options.stream(), shard, from, Math.min(oldest - 1, to), "retention"));
+                if (oldest <= to) {
+                    heal(shard, oldest, to, reason, false);
+                }
+                return;
+            }
+        }
+        if (next <= to) {
+            healed.add(new Gap(options.stream(), shard, next, to, reason)); // could not be re-read
         }
     }
 
@@ -183,6 +251,19 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         return endCause;
     }
 
+    /**
+     * The incarnation of {@code shard} as its event stream announced it (changes when an ephemeral shard
+     * restarts), or -1 if not known (an older broker, or a durable stream).
+     */
+    public long incarnation(int shard) {
+        return incarnations.getOrDefault(shard, -1L);
+    }
+
+    /** Events re-read to heal gaps ({@link SubscribeOptions#healGaps()}). */
+    public long healedEvents() {
+        return healedEvents.sum();
+    }
+
     /** Events received. */
     public long eventCount() {
         return events.sum();
@@ -227,21 +308,34 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
 
     // ------------------------------------------------------------------ from readers (event loop)
 
+    void countReceiveBlocked() {
+        client.metrics().receiveQueueBlocked.increment();
+    }
+
     ReceiveQueue queue() {
         return queue;
     }
 
     void countEvent() {
         events.increment();
+        client.metrics().events.increment();
     }
 
     void countGap(long missedEvents) {
         gaps.increment();
-        missed.add(missedEvents);
+        client.metrics().gaps.increment();
+        if (missedEvents > 0) {
+            missed.add(missedEvents); // an incarnation gap's size is unknown
+        }
+    }
+
+    void incarnation(int shard, long incarnation) {
+        incarnations.put(shard, incarnation);
     }
 
     void countLocalDrops(long n) {
         localDrops.add(n);
+        client.metrics().receiveQueueDropped.add(n);
         queue.countDropped(n);
     }
 

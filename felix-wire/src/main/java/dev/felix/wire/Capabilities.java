@@ -32,13 +32,20 @@ import java.util.StringJoiner;
 public final class Capabilities {
     /** {@code error} and {@code publish_error} may carry {@code code}; {@code error} may carry {@code request_id}. */
     public static final int ERROR_CODES = 0x0100;
-    /** {@code gap} messages on event streams; subscriber queue policy fields on {@code subscribe}. */
+    /**
+     * {@code gap} messages on event streams; subscriber queue policy fields on {@code subscribe};
+     * {@code incarnation} on {@code subscribe} and {@code event_stream_hello}.
+     */
     public static final int GAP_NOTICES = 0x0200;
     /** Shard fields: {@code key}/{@code shard} on publishes and subscribe, {@code shards}, {@code shard}. */
     public static final int SHARDS = 0x0400;
     /** Stream admin messages: {@code stream_create}, {@code stream_describe}, {@code stream_list} and replies. */
     public static final int ADMIN = 0x0800;
-    /** Cache extensions ({@code cache_delete}, watch). Reserved: no message uses it yet. */
+    /**
+     * Cache extensions: {@code cache_delete}, {@code cache_create}, {@code cache_describe},
+     * {@code cache_info}, {@code cache_watch}, {@code watch_snapshot}, {@code watch_change},
+     * {@code watch_ended}, and {@code offset} on {@code cache_ok}.
+     */
     public static final int CACHE_EXT = 0x1000;
     /** Cluster extensions ({@code not_leader} redirects). Reserved: no message uses it yet. */
     public static final int CLUSTER = 0x2000;
@@ -79,7 +86,7 @@ public final class Capabilities {
         return capabilities & FRAME_FLAG_MASK;
     }
 
-    /** The extension part ({@code 0x3F00}) of a capability word. */
+    /** The extension part ({@code 0x7F00}) of a capability word. */
     public static int extensions(int capabilities) {
         return capabilities & EXTENSION_MASK;
     }
@@ -111,7 +118,8 @@ public final class Capabilities {
             if (s.shard() != null) {
                 bits |= SHARDS;
             }
-            if (s.queuePolicy() != null || s.queueEvents() != null || s.queueBytes() != null) {
+            if (s.queuePolicy() != null || s.queueEvents() != null || s.queueBytes() != null
+                || s.incarnation() != null) {
                 bits |= GAP_NOTICES;
             }
         } else if (m instanceof Message.Subscribed s) {
@@ -121,6 +129,13 @@ public final class Capabilities {
         } else if (m instanceof Message.EventStreamHello h) {
             if (h.shard() != null) {
                 bits |= SHARDS;
+            }
+            if (h.incarnation() != null) {
+                bits |= GAP_NOTICES;
+            }
+        } else if (m instanceof Message.CacheOk c) {
+            if (c.offset() != null) {
+                bits |= CACHE_EXT;
             }
         } else if (m instanceof Message.PublishOk p) {
             if (p.offset() != null || p.count() != null) {

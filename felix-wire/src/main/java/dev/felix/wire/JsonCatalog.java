@@ -22,10 +22,15 @@ import static dev.felix.wire.JsonSchema.req;
 
 import dev.felix.wire.JsonSchema.Field;
 import dev.felix.wire.Message.AuthOk;
+import dev.felix.wire.Message.CacheCreate;
+import dev.felix.wire.Message.CacheDelete;
+import dev.felix.wire.Message.CacheDescribe;
 import dev.felix.wire.Message.CacheGet;
+import dev.felix.wire.Message.CacheInfo;
 import dev.felix.wire.Message.CacheOk;
 import dev.felix.wire.Message.CachePut;
 import dev.felix.wire.Message.CacheValue;
+import dev.felix.wire.Message.CacheWatch;
 import dev.felix.wire.Message.ErrorMessage;
 import dev.felix.wire.Message.Event;
 import dev.felix.wire.Message.EventBatch;
@@ -44,6 +49,9 @@ import dev.felix.wire.Message.StreamListResult;
 import dev.felix.wire.Message.Subscribe;
 import dev.felix.wire.Message.SubscribeCursorError;
 import dev.felix.wire.Message.Subscribed;
+import dev.felix.wire.Message.WatchChange;
+import dev.felix.wire.Message.WatchEnded;
+import dev.felix.wire.Message.WatchSnapshot;
 import java.util.Arrays;
 
 /**
@@ -73,6 +81,12 @@ final class JsonCatalog {
         opt("retention_bytes", U64, StreamDescription::retentionBytes),
         opt("retention_age_ms", U64, StreamDescription::retentionAgeMs),
         objects("shard_info", NULLABLE, SHARD_INFO, StreamDescription::shardInfo));
+
+    static final JsonSchema<CacheEntry> CACHE_ENTRY = JsonSchema.<CacheEntry>of("entries",
+        v -> new CacheEntry(v.str(0), v.bytes(1), v.optU64(2)),
+        req("key", STR, CacheEntry::key),
+        req("value", B64, CacheEntry::value),
+        opt("expires_at_ms", U64, CacheEntry::expiresAtMs));
 
     private static final JsonSchema<?>[] BY_TYPE = new JsonSchema<?>[MessageType.values().length];
 
@@ -117,7 +131,7 @@ final class JsonCatalog {
 
         put(MessageType.SUBSCRIBE, JsonSchema.<Subscribe>of("subscribe",
             v -> new Subscribe(v.str(0), v.str(1), v.str(2), v.optU64(3), (StartPosition) v.get(4), v.optInt(5),
-                (QueuePolicy) v.get(6), v.optInt(7), v.optU64(8)),
+                (QueuePolicy) v.get(6), v.optInt(7), v.optU64(8), v.optU64(9)),
             req("tenant_id", STR, Subscribe::tenantId),
             req("namespace", STR, Subscribe::namespace),
             req("stream", STR, Subscribe::stream),
@@ -126,7 +140,8 @@ final class JsonCatalog {
             opt("shard", U32, Subscribe::shard),
             opt("queue_policy", QUEUE_POLICY, Subscribe::queuePolicy),
             opt("queue_events", U32, Subscribe::queueEvents),
-            opt("queue_bytes", U64, Subscribe::queueBytes)));
+            opt("queue_bytes", U64, Subscribe::queueBytes),
+            opt("incarnation", U64, Subscribe::incarnation)));
 
         put(MessageType.SUBSCRIBED, JsonSchema.<Subscribed>of("subscribed",
             v -> new Subscribed(v.u64(0), v.list(1)),
@@ -140,9 +155,10 @@ final class JsonCatalog {
             req("available", U64, SubscribeCursorError::available)));
 
         put(MessageType.EVENT_STREAM_HELLO, JsonSchema.<EventStreamHello>of("event_stream_hello",
-            v -> new EventStreamHello(v.u64(0), v.optInt(1)),
+            v -> new EventStreamHello(v.u64(0), v.optInt(1), v.optU64(2)),
             req("subscription_id", U64, EventStreamHello::subscriptionId),
-            opt("shard", U32, EventStreamHello::shard)));
+            opt("shard", U32, EventStreamHello::shard),
+            opt("incarnation", U64, EventStreamHello::incarnation)));
 
         put(MessageType.EVENT, JsonSchema.<Event>of("event",
             v -> new Event(v.str(0), v.str(1), v.str(2), v.bytes(3), v.optU64(4)),
@@ -190,8 +206,9 @@ final class JsonCatalog {
             opt("request_id", U64, CacheValue::requestId)));
 
         put(MessageType.CACHE_OK, JsonSchema.<CacheOk>of("cache_ok",
-            v -> new CacheOk(v.u64(0)),
-            req("request_id", U64, CacheOk::requestId)));
+            v -> new CacheOk(v.u64(0), v.optU64(1)),
+            req("request_id", U64, CacheOk::requestId),
+            opt("offset", U64, CacheOk::offset)));
 
         put(MessageType.PUBLISH_OK, JsonSchema.<PublishOk>of("publish_ok",
             v -> new PublishOk(v.u64(0), v.optU64(1), v.optInt(2), v.optInt(3)),
@@ -273,6 +290,79 @@ final class JsonCatalog {
             v -> new StreamListResult(v.list(0), v.optU64(1)),
             objects("streams", REQUIRED, STREAM_DESCRIPTION, StreamListResult::streams),
             opt("request_id", U64, StreamListResult::requestId)));
+
+        // cache extensions (CACHE_EXT). backing, fsync, op and reason are plain strings: a newer value
+        // must not break an older peer, so the broker and the SDK check them, not the codec.
+        put(MessageType.CACHE_DELETE, JsonSchema.<CacheDelete>of("cache_delete",
+            v -> new CacheDelete(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4)),
+            req("tenant_id", STR, CacheDelete::tenantId),
+            req("namespace", STR, CacheDelete::namespace),
+            req("cache", STR, CacheDelete::cache),
+            req("key", STR, CacheDelete::key),
+            opt("request_id", U64, CacheDelete::requestId)));
+
+        put(MessageType.CACHE_CREATE, JsonSchema.<CacheCreate>of("cache_create",
+            v -> new CacheCreate(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.optU64(5), v.str(6),
+                v.optU64(7)),
+            req("tenant_id", STR, CacheCreate::tenantId),
+            req("namespace", STR, CacheCreate::namespace),
+            req("cache", STR, CacheCreate::cache),
+            opt("backing", STR, CacheCreate::backing),
+            opt("ttl_ms", U64, CacheCreate::ttlMs),
+            opt("max_entries", U64, CacheCreate::maxEntries),
+            opt("fsync", STR, CacheCreate::fsync),
+            opt("request_id", U64, CacheCreate::requestId)));
+
+        put(MessageType.CACHE_DESCRIBE, JsonSchema.<CacheDescribe>of("cache_describe",
+            v -> new CacheDescribe(v.str(0), v.str(1), v.str(2), v.optU64(3)),
+            req("tenant_id", STR, CacheDescribe::tenantId),
+            req("namespace", STR, CacheDescribe::namespace),
+            req("cache", STR, CacheDescribe::cache),
+            opt("request_id", U64, CacheDescribe::requestId)));
+
+        put(MessageType.CACHE_INFO, JsonSchema.<CacheInfo>of("cache_info",
+            v -> new CacheInfo(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.u64(5), v.str(6),
+                v.optU64(7), v.optU64(8), v.optU64(9)),
+            req("tenant_id", STR, CacheInfo::tenantId),
+            req("namespace", STR, CacheInfo::namespace),
+            req("cache", STR, CacheInfo::cache),
+            req("backing", STR, CacheInfo::backing),
+            opt("ttl_ms", U64, CacheInfo::ttlMs),
+            req("max_entries", U64, CacheInfo::maxEntries),
+            opt("fsync", STR, CacheInfo::fsync),
+            opt("entries", U64, CacheInfo::entries),
+            opt("next_offset", U64, CacheInfo::nextOffset),
+            opt("request_id", U64, CacheInfo::requestId)));
+
+        put(MessageType.CACHE_WATCH, JsonSchema.<CacheWatch>of("cache_watch",
+            v -> new CacheWatch(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.optInt(5), v.optU64(6)),
+            req("tenant_id", STR, CacheWatch::tenantId),
+            req("namespace", STR, CacheWatch::namespace),
+            req("cache", STR, CacheWatch::cache),
+            opt("prefix", STR, CacheWatch::prefix),
+            opt("from_offset", U64, CacheWatch::fromOffset),
+            opt("queue_events", U32, CacheWatch::queueEvents),
+            opt("request_id", U64, CacheWatch::requestId)));
+
+        put(MessageType.WATCH_SNAPSHOT, JsonSchema.<WatchSnapshot>of("watch_snapshot",
+            v -> new WatchSnapshot(v.u64(0), v.list(1), v.bool(2)),
+            req("offset", U64, WatchSnapshot::offset),
+            objects("entries", REQUIRED, CACHE_ENTRY, WatchSnapshot::entries),
+            req("last", BOOL, WatchSnapshot::last)));
+
+        put(MessageType.WATCH_CHANGE, JsonSchema.<WatchChange>of("watch_change",
+            v -> new WatchChange(v.u64(0), v.str(1), v.str(2), v.bytes(3), v.optU64(4)),
+            req("offset", U64, WatchChange::offset),
+            req("key", STR, WatchChange::key),
+            req("op", STR, WatchChange::op),
+            opt("value", B64, WatchChange::value),
+            opt("expires_at_ms", U64, WatchChange::expiresAtMs)));
+
+        put(MessageType.WATCH_ENDED, JsonSchema.<WatchEnded>of("watch_ended",
+            v -> new WatchEnded(v.u64(0), v.str(1), v.str(2)),
+            req("resume_from", U64, WatchEnded::resumeFrom),
+            req("reason", STR, WatchEnded::reason),
+            opt("message", STR, WatchEnded::message)));
 
         for (MessageType t : MessageType.values()) {
             if (BY_TYPE[t.ordinal()] == null) {

@@ -111,6 +111,12 @@ final class JsonCodec {
             for (byte[] p : b.payloads()) {
                 bytes += p.length + 3;
             }
+        } else if (m instanceof Message.WatchChange c) {
+            bytes = c.value() == null ? 0 : c.value().length;
+        } else if (m instanceof Message.WatchSnapshot s) {
+            for (CacheEntry e : s.entries()) {
+                bytes += e.value().length + 3 + e.key().length() * 3L + 64;
+            }
         }
         return (int) Math.min(Integer.MAX_VALUE - 64, 256 + bytes / 3 * 4 + 4);
     }

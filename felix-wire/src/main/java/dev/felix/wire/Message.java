@@ -203,8 +203,9 @@ public sealed interface Message extends WirePayload {
 
     /**
      * {@code subscribe} (C to B). Keys: {@code tenant_id, namespace, stream, subscription_id?, start?,
-     * shard?, queue_policy?, queue_events?, queue_bytes?}. The last four are extensions ({@code shard}:
-     * {@link Capabilities#SHARDS}; queue fields: {@link Capabilities#GAP_NOTICES}).
+     * shard?, queue_policy?, queue_events?, queue_bytes?, incarnation?}. The last five are extensions
+     * ({@code shard}: {@link Capabilities#SHARDS}; queue fields and {@code incarnation}:
+     * {@link Capabilities#GAP_NOTICES}).
      *
      * @param tenantId       tenant
      * @param namespace      namespace
@@ -215,19 +216,28 @@ public sealed interface Message extends WirePayload {
      * @param queuePolicy    subscriber queue overflow policy (extension)
      * @param queueEvents    u32 subscriber queue bound in events (extension)
      * @param queueBytes     u64 subscriber queue bound in bytes (extension)
+     * @param incarnation    u64 incarnation of the ephemeral shard the resume offset ({@code start.offset})
+     *                       belongs to, as read from {@link EventStreamHello#incarnation()} (extension)
      */
     record Subscribe(String tenantId, String namespace, String stream, Long subscriptionId,
                      StartPosition start, Integer shard, QueuePolicy queuePolicy, Integer queueEvents,
-                     Long queueBytes) implements Message {
+                     Long queueBytes, Long incarnation) implements Message {
         public Subscribe {
             Objects.requireNonNull(tenantId, "tenant_id");
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(stream, "stream");
         }
 
+        /** A subscribe without {@code incarnation}. */
+        public Subscribe(String tenantId, String namespace, String stream, Long subscriptionId,
+                         StartPosition start, Integer shard, QueuePolicy queuePolicy, Integer queueEvents,
+                         Long queueBytes) {
+            this(tenantId, namespace, stream, subscriptionId, start, shard, queuePolicy, queueEvents, queueBytes, null);
+        }
+
         /** An upstream subscribe with an optional start position. */
         public Subscribe(String tenantId, String namespace, String stream, StartPosition start) {
-            this(tenantId, namespace, stream, null, start, null, null, null, null);
+            this(tenantId, namespace, stream, null, start, null, null, null, null, null);
         }
 
         @Override
@@ -279,15 +289,23 @@ public sealed interface Message extends WirePayload {
 
     /**
      * {@code event_stream_hello} (B to C): first frame of every event uni stream; binds it to a
-     * subscription. Keys: {@code subscription_id, shard?}.
+     * subscription. Keys: {@code subscription_id, shard?, incarnation?} ({@code shard}:
+     * {@link Capabilities#SHARDS}; {@code incarnation}: {@link Capabilities#GAP_NOTICES}).
      *
      * @param subscriptionId u64
      * @param shard          u32 the shard whose events this stream carries (extension)
+     * @param incarnation    u64 incarnation of the shard this stream reads: an ephemeral shard gets a
+     *                       new one whenever it is recreated and its offsets start over (extension)
      */
-    record EventStreamHello(long subscriptionId, Integer shard) implements Message {
+    record EventStreamHello(long subscriptionId, Integer shard, Long incarnation) implements Message {
+        /** A hello without {@code incarnation}. */
+        public EventStreamHello(long subscriptionId, Integer shard) {
+            this(subscriptionId, shard, null);
+        }
+
         /** The upstream form. */
         public EventStreamHello(long subscriptionId) {
-            this(subscriptionId, null);
+            this(subscriptionId, null, null);
         }
 
         @Override
@@ -496,11 +514,19 @@ public sealed interface Message extends WirePayload {
     }
 
     /**
-     * {@code cache_ok} (B to C): reply to a {@code cache_put} that carried a request id. Keys: {@code request_id}.
+     * {@code cache_ok} (B to C): reply to a {@code cache_put} (or, extension, a {@code cache_delete})
+     * that carried a request id. Keys: {@code request_id, offset?} ({@code offset}:
+     * {@link Capabilities#CACHE_EXT}).
      *
      * @param requestId u64
+     * @param offset    u64 cache change offset of the put or delete, the one watchers see it at (extension)
      */
-    record CacheOk(long requestId) implements Message {
+    record CacheOk(long requestId, Long offset) implements Message {
+        /** The upstream form. */
+        public CacheOk(long requestId) {
+            this(requestId, null);
+        }
+
         @Override
         public MessageType type() {
             return MessageType.CACHE_OK;
@@ -719,6 +745,270 @@ public sealed interface Message extends WirePayload {
         @Override
         public MessageType type() {
             return MessageType.STREAM_LIST_RESULT;
+        }
+    }
+
+    // ---------------------------------------------------------------- cache extensions (CACHE_EXT)
+
+    /**
+     * {@code cache_delete} (C to B, extension {@link Capabilities#CACHE_EXT}). Keys: {@code tenant_id,
+     * namespace, cache, key, request_id?}. Reply as for {@code cache_put}: {@code cache_ok} when a request
+     * id was given (with the change {@code offset}), else {@code ok}; or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param cache     cache name
+     * @param key       cache key
+     * @param requestId u64, echoed in the reply
+     */
+    record CacheDelete(String tenantId, String namespace, String cache, String key, Long requestId)
+        implements Message {
+        public CacheDelete {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+            Objects.requireNonNull(key, "key");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_DELETE;
+        }
+    }
+
+    /**
+     * {@code cache_create} (C to B, extension {@link Capabilities#CACHE_EXT}). Keys: {@code tenant_id,
+     * namespace, cache, backing?, ttl_ms?, max_entries?, fsync?, request_id?}. Absent settings take the
+     * broker's defaults. Reply: {@code cache_info} or {@code error}.
+     *
+     * <p>{@code backing} and {@code fsync} are plain strings on the wire (values in
+     * {@link CacheInfo#BACKING_MEMORY}/{@link CacheInfo#BACKING_LOG}; fsync as for {@code stream_create}),
+     * not checked by the codec, so that a newer value does not break an older peer; the broker validates.
+     *
+     * @param tenantId   tenant
+     * @param namespace  namespace
+     * @param cache      cache name
+     * @param backing    {@code memory | log}
+     * @param ttlMs      u64 default time to live of entries put without {@code ttl_ms}
+     * @param maxEntries u64 bound on the number of entries
+     * @param fsync      fsync policy of a log-backed cache ({@code on_commit | periodic | none})
+     * @param requestId  u64, echoed in the reply
+     */
+    record CacheCreate(String tenantId, String namespace, String cache, String backing, Long ttlMs,
+                       Long maxEntries, String fsync, Long requestId) implements Message {
+        public CacheCreate {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_CREATE;
+        }
+    }
+
+    /**
+     * {@code cache_describe} (C to B, extension {@link Capabilities#CACHE_EXT}). Keys: {@code tenant_id,
+     * namespace, cache, request_id?}. Reply: {@code cache_info} or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param cache     cache name
+     * @param requestId u64, echoed in the reply
+     */
+    record CacheDescribe(String tenantId, String namespace, String cache, Long requestId) implements Message {
+        public CacheDescribe {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_DESCRIBE;
+        }
+    }
+
+    /**
+     * {@code cache_info} (B to C, extension {@link Capabilities#CACHE_EXT}): a cache's configuration and
+     * state, the reply to {@code cache_create} and {@code cache_describe}. Keys: {@code tenant_id,
+     * namespace, cache, backing, ttl_ms?, max_entries, fsync?, entries?, next_offset?, request_id?}.
+     *
+     * @param tenantId   tenant
+     * @param namespace  namespace
+     * @param cache      cache name
+     * @param backing    {@code memory | log} (plain string, see {@link CacheCreate})
+     * @param ttlMs      u64 default time to live, or null for none
+     * @param maxEntries u64 bound on the number of entries
+     * @param fsync      fsync policy, or null if not applicable
+     * @param entries    u64 current number of entries
+     * @param nextOffset u64 the change offset the next put/delete/expiry/eviction will get
+     * @param requestId  u64, echoed from the request
+     */
+    record CacheInfo(String tenantId, String namespace, String cache, String backing, Long ttlMs,
+                     long maxEntries, String fsync, Long entries, Long nextOffset, Long requestId)
+        implements Message {
+        /** {@code backing} of a cache held in memory only. */
+        public static final String BACKING_MEMORY = "memory";
+        /** {@code backing} of a cache whose changes are written to a log and survive a restart. */
+        public static final String BACKING_LOG = "log";
+
+        public CacheInfo {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+            Objects.requireNonNull(backing, "backing");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_INFO;
+        }
+    }
+
+    /**
+     * {@code cache_watch} (C to B, extension {@link Capabilities#CACHE_EXT}): follow a cache's changes
+     * on this stream. Keys: {@code tenant_id, namespace, cache, prefix?, from_offset?, queue_events?,
+     * request_id?}. The broker answers with {@code watch_snapshot} chunks (only when {@code from_offset}
+     * is absent), then {@code watch_change} messages, until {@code watch_ended} or {@code error}.
+     *
+     * @param tenantId    tenant
+     * @param namespace   namespace
+     * @param cache       cache name
+     * @param prefix      only keys starting with this prefix; null = every key
+     * @param fromOffset  u64 resume: the first change offset not yet seen (a previous
+     *                    {@link WatchEnded#resumeFrom()}, or the last seen change offset + 1); null =
+     *                    start with a snapshot
+     * @param queueEvents u32 bound of the broker's queue for this watcher, in changes
+     * @param requestId   u64, echoed in an {@code error}
+     */
+    record CacheWatch(String tenantId, String namespace, String cache, String prefix, Long fromOffset,
+                      Integer queueEvents, Long requestId) implements Message {
+        public CacheWatch {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_WATCH;
+        }
+    }
+
+    /**
+     * {@code watch_snapshot} (B to C, extension {@link Capabilities#CACHE_EXT}): one chunk of the
+     * initial snapshot of a {@code cache_watch}. Keys: {@code offset, entries, last}; each element of
+     * {@code entries} is a {@link CacheEntry} object. The snapshot is the cache as of just before change
+     * {@code offset}: the changes that follow start at {@code offset}. Every chunk of one snapshot
+     * carries the same {@code offset}; the final one has {@code last = true}.
+     *
+     * @param offset  u64 first change offset not reflected in the snapshot
+     * @param entries the entries of this chunk (may be empty); copied into an immutable list
+     * @param last    whether this is the final chunk of the snapshot
+     */
+    record WatchSnapshot(long offset, List<CacheEntry> entries, boolean last) implements Message {
+        public WatchSnapshot {
+            entries = List.copyOf(Objects.requireNonNull(entries, "entries"));
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.WATCH_SNAPSHOT;
+        }
+
+        @Override
+        public String toString() {
+            long bytes = 0;
+            for (CacheEntry e : entries) {
+                bytes += e.value().length;
+            }
+            return "WatchSnapshot[offset=" + Long.toUnsignedString(offset) + ", entries=[" + entries.size()
+                + " entries, " + bytes + " bytes], last=" + last + "]";
+        }
+    }
+
+    /**
+     * {@code watch_change} (B to C, extension {@link Capabilities#CACHE_EXT}): one change of a watched
+     * cache. Keys: {@code offset, key, op, value?, expires_at_ms?}.
+     *
+     * <p>{@code op} is a plain string on the wire ({@link #OP_PUT}, {@link #OP_DELETE},
+     * {@link #OP_EXPIRE}, {@link #OP_EVICT}), not checked by the codec, so that a newer broker can add
+     * kinds of change; a client skips (or treats as a removal) an op it does not know. {@code value} is
+     * present for {@code put}: the codec does not enforce that either, the SDK does.
+     *
+     * @param offset      u64 change offset (consecutive per cache)
+     * @param key         the key that changed
+     * @param op          {@code put | delete | expire | evict}
+     * @param value       the new value (for {@code put}), or null
+     * @param expiresAtMs u64 absolute expiry of the new value, epoch ms, or null for none
+     */
+    record WatchChange(long offset, String key, String op, byte[] value, Long expiresAtMs) implements Message {
+        /** The key was set; {@code value} holds the new value. */
+        public static final String OP_PUT = "put";
+        /** The key was deleted by a client. */
+        public static final String OP_DELETE = "delete";
+        /** The key's time to live ran out. */
+        public static final String OP_EXPIRE = "expire";
+        /** The key was evicted to respect {@code max_entries}. */
+        public static final String OP_EVICT = "evict";
+
+        public WatchChange {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(op, "op");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.WATCH_CHANGE;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WatchChange c && offset == c.offset && key.equals(c.key) && op.equals(c.op)
+                && Arrays.equals(value, c.value) && Objects.equals(expiresAtMs, c.expiresAtMs);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(offset, key, op, Arrays.hashCode(value), expiresAtMs);
+        }
+
+        @Override
+        public String toString() {
+            return "WatchChange[offset=" + Long.toUnsignedString(offset) + ", key=" + key + ", op=" + op
+                + ", value=" + Bytes.describe(value) + ", expiresAtMs=" + Bytes.u64(expiresAtMs) + "]";
+        }
+    }
+
+    /**
+     * {@code watch_ended} (B to C, extension {@link Capabilities#CACHE_EXT}): the broker stops a watch;
+     * nothing follows on the stream. Keys: {@code resume_from, reason, message?}. A client resumes
+     * with {@code cache_watch.from_offset = resume_from}.
+     *
+     * <p>{@code reason} is a plain string ({@link #REASON_OVERFLOW}, {@link #REASON_SHUTDOWN},
+     * {@link #REASON_ERROR}, ...), not checked by the codec, so that a newer broker can add reasons.
+     *
+     * @param resumeFrom u64 the first change offset the watcher did not receive
+     * @param reason     why the watch ended
+     * @param message    human-readable detail
+     */
+    record WatchEnded(long resumeFrom, String reason, String message) implements Message {
+        /** The watcher did not keep up and its queue overflowed. */
+        public static final String REASON_OVERFLOW = "overflow";
+        /** The broker is shutting down. */
+        public static final String REASON_SHUTDOWN = "shutdown";
+        /** Any other failure; see {@code message}. */
+        public static final String REASON_ERROR = "error";
+
+        public WatchEnded {
+            Objects.requireNonNull(reason, "reason");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.WATCH_ENDED;
         }
     }
 }

@@ -55,7 +55,23 @@ public enum MessageType {
     /** {@link Message.StreamInfo} (extension). */
     STREAM_INFO("stream_info", Direction.BROKER_TO_CLIENT, Capabilities.ADMIN),
     /** {@link Message.StreamListResult} (extension). */
-    STREAM_LIST_RESULT("stream_list_result", Direction.BROKER_TO_CLIENT, Capabilities.ADMIN);
+    STREAM_LIST_RESULT("stream_list_result", Direction.BROKER_TO_CLIENT, Capabilities.ADMIN),
+    /** {@link Message.CacheDelete} (extension). */
+    CACHE_DELETE("cache_delete", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheCreate} (extension). */
+    CACHE_CREATE("cache_create", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheDescribe} (extension). */
+    CACHE_DESCRIBE("cache_describe", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheInfo} (extension). */
+    CACHE_INFO("cache_info", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheWatch} (extension). */
+    CACHE_WATCH("cache_watch", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
+    /** {@link Message.WatchSnapshot} (extension). */
+    WATCH_SNAPSHOT("watch_snapshot", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
+    /** {@link Message.WatchChange} (extension). */
+    WATCH_CHANGE("watch_change", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
+    /** {@link Message.WatchEnded} (extension). */
+    WATCH_ENDED("watch_ended", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT);
 
     private static final Map<String, MessageType> BY_NAME = new HashMap<>();
 

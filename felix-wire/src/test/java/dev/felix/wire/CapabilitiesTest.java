@@ -77,7 +77,40 @@ class CapabilitiesTest {
         assertThat(Capabilities.required(new Message.StreamList("t", null, null))).isEqualTo(Capabilities.ADMIN);
         assertThat(Capabilities.required(new Message.StreamListResult(List.of(), null))).isEqualTo(Capabilities.ADMIN);
         for (MessageType t : MessageType.values()) {
-            assertThat(t.requiredCapability()).isIn(0, Capabilities.GAP_NOTICES, Capabilities.ADMIN);
+            assertThat(t.requiredCapability()).isIn(0, Capabilities.GAP_NOTICES, Capabilities.ADMIN,
+                Capabilities.CACHE_EXT);
+        }
+    }
+
+    @Test
+    void incarnationNeedsGapNotices() {
+        assertThat(Capabilities.required(new Message.Subscribe("t", "n", "s", null, StartPosition.offset(4), null, null,
+            null, null, 2L))).isEqualTo(Capabilities.GAP_NOTICES);
+        assertThat(Capabilities.required(new Message.EventStreamHello(1, null, 2L))).isEqualTo(Capabilities.GAP_NOTICES);
+        assertThat(Capabilities.required(new Message.EventStreamHello(1, 0, 2L)))
+            .isEqualTo(Capabilities.GAP_NOTICES | Capabilities.SHARDS);
+        assertThat(Capabilities.required(new Message.EventStreamHello(1, null, null))).isZero();
+    }
+
+    @Test
+    void cacheExtensionsNeedCacheExt() {
+        assertThat(Capabilities.required(new Message.CacheOk(1))).isZero();
+        assertThat(Capabilities.required(new Message.CacheOk(1, 0L))).isEqualTo(Capabilities.CACHE_EXT);
+        List<Message> ext = List.of(
+            new Message.CacheDelete("t", "n", "c", "k", null),
+            new Message.CacheCreate("t", "n", "c", null, null, null, null, null),
+            new Message.CacheDescribe("t", "n", "c", null),
+            new Message.CacheInfo("t", "n", "c", "memory", null, 1, null, null, null, null),
+            new Message.CacheWatch("t", "n", "c", null, null, null, null),
+            new Message.WatchSnapshot(0, List.of(), true),
+            new Message.WatchChange(0, "k", "delete", null, null),
+            new Message.WatchEnded(0, "shutdown", null));
+        assertThat(ext).extracting(Message::type).doesNotHaveDuplicates().hasSize(8);
+        for (Message m : ext) {
+            assertThat(m.type().isExtension()).isTrue();
+            assertThat(Capabilities.required(m)).as(m.type().wireName()).isEqualTo(Capabilities.CACHE_EXT);
+            assertThat(Capabilities.permits(Capabilities.ALL & ~Capabilities.CACHE_EXT, m)).isFalse();
+            assertThat(Capabilities.permits(Capabilities.CACHE_EXT, m)).isTrue();
         }
     }
 

@@ -208,7 +208,9 @@ class FuzzPropertyTest {
         "\"request_id\"", "\"message\"", "\"ack\"", "\"per_batch\"", "\"latest\"", "\"aGVsbG8=\"", "\"aGVsbG8\"",
         "\"\"", "\"t1\"", "\"\\ud800\"", "\"\\u0041\"", "0", "7", "-1", "1.5", "1e3", "18446744073709551615",
         "18446744073709551616", "4294967296", "65536", "null", "true", "false", "\"durable\"", "\"base_offset\"",
-        "\"next_offset\"", "\"subscription_id\"", "\"reason\"", "\"too_old\"", "\"queue_policy\"", "\"block\""};
+        "\"next_offset\"", "\"subscription_id\"", "\"reason\"", "\"too_old\"", "\"queue_policy\"", "\"block\"",
+        "\"watch_snapshot\"", "\"watch_change\"", "\"cache_info\"", "\"entries\"", "\"last\"", "\"key\"", "\"op\"",
+        "\"expires_at_ms\"", "\"incarnation\"", "\"max_entries\"", "\"backing\""};
 
     @Provide
     Arbitrary<String> tokenSoup() {
@@ -227,10 +229,12 @@ class FuzzPropertyTest {
         // objects built from plausible key/value pairs, so that many of them are valid messages
         Arbitrary<String> key = Arbitraries.of("\"tenant_id\"", "\"namespace\"", "\"stream\"", "\"cache\"", "\"key\"",
             "\"payload\"", "\"payloads\"", "\"value\"", "\"request_id\"", "\"ack\"", "\"start\"", "\"ttl_ms\"",
-            "\"subscription_id\"", "\"shard\"", "\"shards\"", "\"message\"", "\"code\"", "\"x\"");
+            "\"subscription_id\"", "\"shard\"", "\"shards\"", "\"message\"", "\"code\"", "\"x\"", "\"offset\"",
+            "\"entries\"", "\"last\"", "\"op\"", "\"backing\"", "\"max_entries\"", "\"resume_from\"", "\"reason\"",
+            "\"incarnation\"");
         Arbitrary<String> value = Arbitraries.of("\"t1\"", "\"aGVsbG8=\"", "[\"aGVsbG8=\",\"\"]", "7", "null",
             "\"per_message\"", "{\"offset\":18446744073709551615}", "\"earliest\"", "[1,2]", "\"aGVsbG9=\"", "-3",
-            "[]", "{}");
+            "[]", "{}", "true", "[{\"key\":\"k\",\"value\":\"aGVsbG8=\"}]", "[{\"key\":\"k\"}]");
         Arbitrary<String> pair = Combinators.combine(key, value).as((k, v) -> k + ":" + v);
         return pair.list().ofMaxSize(10);
     }

@@ -8,9 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.felix.wire.Message.AuthOk;
+import dev.felix.wire.Message.CacheCreate;
+import dev.felix.wire.Message.CacheDelete;
+import dev.felix.wire.Message.CacheDescribe;
+import dev.felix.wire.Message.CacheInfo;
 import dev.felix.wire.Message.CacheOk;
 import dev.felix.wire.Message.CachePut;
 import dev.felix.wire.Message.CacheValue;
+import dev.felix.wire.Message.CacheWatch;
 import dev.felix.wire.Message.ErrorMessage;
 import dev.felix.wire.Message.Event;
 import dev.felix.wire.Message.EventBatch;
@@ -28,6 +33,9 @@ import dev.felix.wire.Message.StreamListResult;
 import dev.felix.wire.Message.Subscribe;
 import dev.felix.wire.Message.SubscribeCursorError;
 import dev.felix.wire.Message.Subscribed;
+import dev.felix.wire.Message.WatchChange;
+import dev.felix.wire.Message.WatchEnded;
+import dev.felix.wire.Message.WatchSnapshot;
 import java.nio.ByteBuffer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -263,6 +271,129 @@ class JsonMessagesTest {
         canonical(new StreamListResult(List.of(), null), "{\"type\":\"stream_list_result\",\"streams\":[]}");
     }
 
+    @Test
+    void incarnationOnSubscribeAndEventStreamHello() throws Exception {
+        canonical(new Subscribe("t1", "default", "demo", null, StartPosition.offset(42), null, null, null, null, 3L),
+            "{\"type\":\"subscribe\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"stream\":\"demo\","
+                + "\"start\":{\"offset\":42},\"incarnation\":3}");
+        // after every other extension field
+        canonical(new Subscribe("t1", "default", "demo", 5L, StartPosition.offset(42), 3, QueuePolicy.CATCH_UP, 1024,
+                1L << 20, -1L),
+            "{\"type\":\"subscribe\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"stream\":\"demo\","
+                + "\"subscription_id\":5,\"start\":{\"offset\":42},\"shard\":3,\"queue_policy\":\"catch_up\","
+                + "\"queue_events\":1024,\"queue_bytes\":1048576,\"incarnation\":18446744073709551615}");
+        canonical(new EventStreamHello(7, 2, 3L),
+            "{\"type\":\"event_stream_hello\",\"subscription_id\":7,\"shard\":2,\"incarnation\":3}");
+        canonical(new EventStreamHello(7, null, 9_223_372_036_854_775_807L),
+            "{\"type\":\"event_stream_hello\",\"subscription_id\":7,\"incarnation\":9223372036854775807}");
+        // the shorter constructors leave it out
+        assertThat(new Subscribe("t", "n", "s", null, null, null, null, null, null).incarnation()).isNull();
+        assertThat(new EventStreamHello(7, 2)).isEqualTo(new EventStreamHello(7, 2, null));
+    }
+
+    @Test
+    void cacheOkWithOffset() throws Exception {
+        canonical(new CacheOk(5, 42L), "{\"type\":\"cache_ok\",\"request_id\":5,\"offset\":42}");
+        canonical(new CacheOk(5, 0L), "{\"type\":\"cache_ok\",\"request_id\":5,\"offset\":0}");
+        assertThat(new CacheOk(5)).isEqualTo(new CacheOk(5, null));
+    }
+
+    @Test
+    void cacheDelete() throws Exception {
+        canonical(new CacheDelete("t1", "default", "primary", "demo-key", 7L),
+            "{\"type\":\"cache_delete\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"primary\","
+                + "\"key\":\"demo-key\",\"request_id\":7}");
+        canonical(new CacheDelete("t1", "default", "primary", "demo-key", null),
+            "{\"type\":\"cache_delete\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"primary\","
+                + "\"key\":\"demo-key\"}");
+    }
+
+    @Test
+    void cacheAdmin() throws Exception {
+        canonical(new CacheCreate("t1", "default", "sessions", "log", 60_000L, 100_000L, "periodic", 21L),
+            "{\"type\":\"cache_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"sessions\","
+                + "\"backing\":\"log\",\"ttl_ms\":60000,\"max_entries\":100000,\"fsync\":\"periodic\",\"request_id\":21}");
+        canonical(new CacheCreate("t1", "default", "scratch", null, null, null, null, null),
+            "{\"type\":\"cache_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"scratch\"}");
+        canonical(new CacheDescribe("t1", "default", "sessions", 22L),
+            "{\"type\":\"cache_describe\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"sessions\","
+                + "\"request_id\":22}");
+        canonical(new CacheInfo("t1", "default", "sessions", "log", 60_000L, 100_000L, "periodic", 2L, 17L, 22L),
+            "{\"type\":\"cache_info\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"sessions\","
+                + "\"backing\":\"log\",\"ttl_ms\":60000,\"max_entries\":100000,\"fsync\":\"periodic\",\"entries\":2,"
+                + "\"next_offset\":17,\"request_id\":22}");
+        // ttl_ms sits between the two required keys backing and max_entries
+        canonical(new CacheInfo("t1", "default", "scratch", "memory", null, -1L, null, null, null, null),
+            "{\"type\":\"cache_info\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"scratch\","
+                + "\"backing\":\"memory\",\"max_entries\":18446744073709551615}");
+    }
+
+    @Test
+    void cacheWatch() throws Exception {
+        canonical(new CacheWatch("t1", "default", "sessions", "user:", 17L, 4096, 23L),
+            "{\"type\":\"cache_watch\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"sessions\","
+                + "\"prefix\":\"user:\",\"from_offset\":17,\"queue_events\":4096,\"request_id\":23}");
+        canonical(new CacheWatch("t1", "default", "sessions", null, null, null, null),
+            "{\"type\":\"cache_watch\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"sessions\"}");
+        // an empty prefix is present (it matches every key), not absent
+        canonical(new CacheWatch("t1", "default", "sessions", "", null, -1, null),
+            "{\"type\":\"cache_watch\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"sessions\","
+                + "\"prefix\":\"\",\"queue_events\":4294967295}");
+    }
+
+    @Test
+    void watchSnapshotChunks() throws Exception {
+        canonical(new WatchSnapshot(42, List.of(), true),
+            "{\"type\":\"watch_snapshot\",\"offset\":42,\"entries\":[],\"last\":true}");
+        canonical(new WatchSnapshot(42, List.of(new CacheEntry("user:1", utf8("alpha"), null),
+                new CacheEntry("user:2", utf8("beta"), 1_700_000_000_000L)), false),
+            "{\"type\":\"watch_snapshot\",\"offset\":42,\"entries\":[{\"key\":\"user:1\",\"value\":\"YWxwaGE=\"},"
+                + "{\"key\":\"user:2\",\"value\":\"YmV0YQ==\",\"expires_at_ms\":1700000000000}],\"last\":false}");
+        canonical(new WatchSnapshot(0, List.of(new CacheEntry("", new byte[0], null)), true),
+            "{\"type\":\"watch_snapshot\",\"offset\":0,\"entries\":[{\"key\":\"\",\"value\":\"\"}],\"last\":true}");
+    }
+
+    @Test
+    void watchChangeWithAndWithoutValue() throws Exception {
+        canonical(new WatchChange(42, "user:1", WatchChange.OP_PUT, utf8("alpha"), 1_700_000_000_000L),
+            "{\"type\":\"watch_change\",\"offset\":42,\"key\":\"user:1\",\"op\":\"put\",\"value\":\"YWxwaGE=\","
+                + "\"expires_at_ms\":1700000000000}");
+        canonical(new WatchChange(43, "user:1", WatchChange.OP_PUT, HELLO, null),
+            "{\"type\":\"watch_change\",\"offset\":43,\"key\":\"user:1\",\"op\":\"put\",\"value\":\"aGVsbG8=\"}");
+        canonical(new WatchChange(44, "user:1", WatchChange.OP_DELETE, null, null),
+            "{\"type\":\"watch_change\",\"offset\":44,\"key\":\"user:1\",\"op\":\"delete\"}");
+        canonical(new WatchChange(-1L, "user:2", WatchChange.OP_EXPIRE, null, null),
+            "{\"type\":\"watch_change\",\"offset\":18446744073709551615,\"key\":\"user:2\",\"op\":\"expire\"}");
+        canonical(new WatchChange(45, "user:3", WatchChange.OP_EVICT, null, null),
+            "{\"type\":\"watch_change\",\"offset\":45,\"key\":\"user:3\",\"op\":\"evict\"}");
+    }
+
+    @Test
+    void watchEnded() throws Exception {
+        canonical(new WatchEnded(44, WatchEnded.REASON_OVERFLOW, "watcher queue full"),
+            "{\"type\":\"watch_ended\",\"resume_from\":44,\"reason\":\"overflow\",\"message\":\"watcher queue full\"}");
+        canonical(new WatchEnded(0, WatchEnded.REASON_SHUTDOWN, null),
+            "{\"type\":\"watch_ended\",\"resume_from\":0,\"reason\":\"shutdown\"}");
+    }
+
+    @Test
+    void cacheStringEnumsPassThroughUnchecked() throws Exception {
+        // backing, fsync, op and reason stay strings: a value this codec does not know is decoded and
+        // re-encoded unchanged (the broker and the SDK decide what to do with it)
+        canonical(new WatchChange(46, "k", "replace", HELLO, null),
+            "{\"type\":\"watch_change\",\"offset\":46,\"key\":\"k\",\"op\":\"replace\",\"value\":\"aGVsbG8=\"}");
+        canonical(new WatchChange(47, "k", "put", null, null),
+            "{\"type\":\"watch_change\",\"offset\":47,\"key\":\"k\",\"op\":\"put\"}");
+        canonical(new CacheCreate("t1", "default", "c", "tiered", null, null, "sometimes", null),
+            "{\"type\":\"cache_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"c\","
+                + "\"backing\":\"tiered\",\"fsync\":\"sometimes\"}");
+        canonical(new CacheInfo("t1", "default", "c", "tiered", null, 1, null, null, null, null),
+            "{\"type\":\"cache_info\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"c\","
+                + "\"backing\":\"tiered\",\"max_entries\":1}");
+        canonical(new WatchEnded(1, "rebalance", null),
+            "{\"type\":\"watch_ended\",\"resume_from\":1,\"reason\":\"rebalance\"}");
+    }
+
     // ------------------------------------------------------------------ decoding rules
 
     @Test
@@ -347,6 +478,19 @@ class JsonMessagesTest {
             .isEqualTo(new CacheValue("t", "n", "c", "k", null, null))
             .isNotEqualTo(new CacheValue("t", "n", "c", "k", new byte[0], null));
         assertThat(new Message.Auth("t", "my-jwt", null).toString()).doesNotContain("my-jwt");
+        WatchChange change = new WatchChange(1, "k", "put", utf8("secret"), null);
+        assertThat(change).isEqualTo(new WatchChange(1, "k", "put", utf8("secret"), null)).hasSameHashCodeAs(
+            new WatchChange(1, "k", "put", utf8("secret"), null));
+        assertThat(change.toString()).contains("byte[6]").doesNotContain("secret");
+        CacheEntry entry = new CacheEntry("k", utf8("secret"), null);
+        assertThat(entry).isEqualTo(new CacheEntry("k", utf8("secret"), null))
+            .hasSameHashCodeAs(new CacheEntry("k", utf8("secret"), null))
+            .isNotEqualTo(new CacheEntry("k", utf8("secreT"), null));
+        assertThat(entry.toString()).contains("byte[6]").doesNotContain("secret");
+        WatchSnapshot snap = new WatchSnapshot(1, List.of(entry, new CacheEntry("j", utf8("x"), 5L)), true);
+        assertThat(snap).isEqualTo(new WatchSnapshot(1, List.of(new CacheEntry("k", utf8("secret"), null),
+            new CacheEntry("j", utf8("x"), 5L)), true));
+        assertThat(snap.toString()).contains("2 entries, 7 bytes").doesNotContain("secret");
     }
 
     @Test
@@ -355,13 +499,20 @@ class JsonMessagesTest {
         assertThatThrownBy(() -> new AuthOk(65536)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Message.Auth("t", "k", -1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new Gap(1, null, 5, 4, "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new CacheInfo("t", "n", "c", null, null, 1, null, null, null, null))
+            .isInstanceOf(NullPointerException.class).hasMessage("backing");
+        assertThatThrownBy(() -> new WatchSnapshot(1, null, true)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new CacheEntry("k", null, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new WatchChange(1, "k", null, null, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new WatchEnded(1, null, null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> new CacheDelete("t", "n", "c", null, null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> WireCodec.encodeJson(new ErrorMessage("lone \uD800 surrogate")))
             .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("message");
     }
 
     @Test
     void everyTypeHasADistinctWireNameAndDirection() {
-        assertThat(MessageType.values()).hasSize(24);
+        assertThat(MessageType.values()).hasSize(32);
         for (MessageType t : MessageType.values()) {
             assertThat(MessageType.fromWireName(t.wireName())).isSameAs(t);
             assertThat(t.isExtension()).isEqualTo(t.ordinal() >= MessageType.GAP.ordinal());
@@ -369,5 +520,13 @@ class JsonMessagesTest {
         assertThat(MessageType.fromWireName("nope")).isNull();
         assertThat(MessageType.PUBLISH.direction()).isEqualTo(Direction.CLIENT_TO_BROKER);
         assertThat(MessageType.GAP.direction()).isEqualTo(Direction.BROKER_TO_CLIENT);
+        for (MessageType t : List.of(MessageType.CACHE_DELETE, MessageType.CACHE_CREATE, MessageType.CACHE_DESCRIBE,
+            MessageType.CACHE_WATCH)) {
+            assertThat(t.direction()).as(t.wireName()).isEqualTo(Direction.CLIENT_TO_BROKER);
+        }
+        for (MessageType t : List.of(MessageType.CACHE_INFO, MessageType.WATCH_SNAPSHOT, MessageType.WATCH_CHANGE,
+            MessageType.WATCH_ENDED)) {
+            assertThat(t.direction()).as(t.wireName()).isEqualTo(Direction.BROKER_TO_CLIENT);
+        }
     }
 }

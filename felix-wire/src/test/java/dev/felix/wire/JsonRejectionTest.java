@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.wire.Message.CacheValue;
 import dev.felix.wire.Message.PublishOk;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -96,6 +100,93 @@ class JsonRejectionTest {
             + "\"shard_info\":[{\"shard\":0,\"base_offset\":0}]}]}");
         assertThat(nested.getMessage())
             .isEqualTo("stream_list_result.streams[0].shard_info[0].next_offset: required field is missing");
+    }
+
+    /**
+     * Each cache extension type, complete: "!" marks a required key. Dropping any required key is
+     * MISSING_FIELD naming it; dropping all optional keys still decodes.
+     */
+    static final Map<String, String[]> CACHE_EXT_TYPES = new LinkedHashMap<>();
+
+    static {
+        String scope = "!tenant_id=\"t1\"|!namespace=\"d\"|!cache=\"c\"";
+        CACHE_EXT_TYPES.put("cache_delete", (scope + "|!key=\"k\"|request_id=1").split("\\|"));
+        CACHE_EXT_TYPES.put("cache_create", (scope + "|backing=\"log\"|ttl_ms=1|max_entries=2|fsync=\"none\"|request_id=3")
+            .split("\\|"));
+        CACHE_EXT_TYPES.put("cache_describe", (scope + "|request_id=1").split("\\|"));
+        CACHE_EXT_TYPES.put("cache_info", (scope + "|!backing=\"memory\"|ttl_ms=1|!max_entries=2|fsync=\"none\"|entries=0"
+            + "|next_offset=5|request_id=3").split("\\|"));
+        CACHE_EXT_TYPES.put("cache_watch", (scope + "|prefix=\"p\"|from_offset=4|queue_events=8|request_id=1")
+            .split("\\|"));
+        CACHE_EXT_TYPES.put("watch_snapshot", "!offset=4|!entries=[{\"key\":\"k\",\"value\":\"aGVsbG8=\"}]|!last=true"
+            .split("\\|"));
+        CACHE_EXT_TYPES.put("watch_change", "!offset=4|!key=\"k\"|!op=\"put\"|value=\"aGVsbG8=\"|expires_at_ms=9"
+            .split("\\|"));
+        CACHE_EXT_TYPES.put("watch_ended", "!resume_from=4|!reason=\"overflow\"|message=\"m\"".split("\\|"));
+    }
+
+    static String object(String type, List<String> pairs) {
+        StringBuilder sb = new StringBuilder("{\"type\":\"").append(type).append('"');
+        for (String p : pairs) {
+            String kv = p.startsWith("!") ? p.substring(1) : p;
+            int eq = kv.indexOf('=');
+            sb.append(",\"").append(kv, 0, eq).append("\":").append(kv.substring(eq + 1));
+        }
+        return sb.append('}').toString();
+    }
+
+    @Test
+    void missingRequiredKeysOfTheCacheExtensions() throws Exception {
+        assertThat(CACHE_EXT_TYPES.keySet()).hasSize(8);
+        for (Map.Entry<String, String[]> t : CACHE_EXT_TYPES.entrySet()) {
+            List<String> all = List.of(t.getValue());
+            Message full = json(object(t.getKey(), all));
+            assertThat(full.type().wireName()).isEqualTo(t.getKey());
+            assertThat(full.type().requiredCapability()).isEqualTo(Capabilities.CACHE_EXT);
+            List<String> required = new ArrayList<>();
+            for (String p : all) {
+                if (p.startsWith("!")) {
+                    required.add(p);
+                }
+            }
+            json(object(t.getKey(), required)); // optional keys may all be left out
+            for (String r : required) {
+                List<String> without = new ArrayList<>(all);
+                without.remove(r);
+                String key = r.substring(1, r.indexOf('='));
+                WireException e = rejectsJson(WireError.MISSING_FIELD, object(t.getKey(), without));
+                assertThat(e.getMessage()).isEqualTo(t.getKey() + "." + key + ": required field is missing");
+                // and null is not a value for it
+                List<String> nulled = new ArrayList<>(all);
+                nulled.set(all.indexOf(r), key + "=null");
+                rejectsJson(WireError.BAD_FIELD, object(t.getKey(), nulled));
+            }
+        }
+    }
+
+    @Test
+    void snapshotEntriesAreCheckedLikeTopLevelKeys() {
+        String snap = "{\"type\":\"watch_snapshot\",\"offset\":1,\"last\":true,\"entries\":";
+        WireException e = rejectsJson(WireError.MISSING_FIELD, snap + "[{\"key\":\"a\",\"value\":\"\"},{\"key\":\"b\"}]}");
+        assertThat(e.getMessage()).isEqualTo("watch_snapshot.entries[1].value: required field is missing");
+        e = rejectsJson(WireError.BAD_BASE64, snap + "[{\"key\":\"a\",\"value\":\"aGVsbG8\"}]}");
+        assertThat(e.getMessage()).startsWith("watch_snapshot.entries[0].value: bad base64");
+        rejectsJson(WireError.BAD_FIELD, snap + "[{\"key\":\"a\",\"value\":null}]}");
+        rejectsJson(WireError.BAD_FIELD, snap + "[{\"key\":\"a\",\"value\":\"\",\"expires_at_ms\":-1}]}");
+        rejectsJson(WireError.DUPLICATE_FIELD, snap + "[{\"key\":\"a\",\"key\":\"b\",\"value\":\"\"}]}");
+        rejectsJson(WireError.BAD_FIELD, snap + "[\"aGVsbG8=\"]}");
+        rejectsJson(WireError.BAD_FIELD, snap + "{}}");
+        rejectsJson(WireError.BAD_FIELD, snap + "null}");
+        rejectsJson(WireError.BAD_FIELD, "{\"type\":\"watch_snapshot\",\"offset\":1,\"entries\":[],\"last\":1}");
+        rejectsJson(WireError.BAD_FIELD, "{\"type\":\"watch_change\",\"offset\":1,\"key\":\"k\",\"op\":7}");
+        rejectsJson(WireError.BAD_BASE64, "{\"type\":\"watch_change\",\"offset\":1,\"key\":\"k\",\"op\":\"put\","
+            + "\"value\":\"-_8=\"}");
+        rejectsJson(WireError.BAD_FIELD, "{\"type\":\"cache_watch\",\"tenant_id\":\"t\",\"namespace\":\"n\","
+            + "\"cache\":\"c\",\"queue_events\":4294967296}");
+        rejectsJson(WireError.BAD_FIELD, "{\"type\":\"subscribe\",\"tenant_id\":\"t\",\"namespace\":\"n\","
+            + "\"stream\":\"s\",\"incarnation\":-1}");
+        rejectsJson(WireError.BAD_FIELD, "{\"type\":\"event_stream_hello\",\"subscription_id\":1,\"incarnation\":\"1\"}");
+        rejectsJson(WireError.BAD_FIELD, "{\"type\":\"cache_ok\",\"request_id\":1,\"offset\":18446744073709551616}");
     }
 
     @Test

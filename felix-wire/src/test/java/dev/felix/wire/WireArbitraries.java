@@ -2,10 +2,15 @@ package dev.felix.wire;
 
 import dev.felix.wire.Message.Auth;
 import dev.felix.wire.Message.AuthOk;
+import dev.felix.wire.Message.CacheCreate;
+import dev.felix.wire.Message.CacheDelete;
+import dev.felix.wire.Message.CacheDescribe;
 import dev.felix.wire.Message.CacheGet;
+import dev.felix.wire.Message.CacheInfo;
 import dev.felix.wire.Message.CacheOk;
 import dev.felix.wire.Message.CachePut;
 import dev.felix.wire.Message.CacheValue;
+import dev.felix.wire.Message.CacheWatch;
 import dev.felix.wire.Message.ErrorMessage;
 import dev.felix.wire.Message.Event;
 import dev.felix.wire.Message.EventBatch;
@@ -24,6 +29,9 @@ import dev.felix.wire.Message.StreamListResult;
 import dev.felix.wire.Message.Subscribe;
 import dev.felix.wire.Message.SubscribeCursorError;
 import dev.felix.wire.Message.Subscribed;
+import dev.felix.wire.Message.WatchChange;
+import dev.felix.wire.Message.WatchEnded;
+import dev.felix.wire.Message.WatchSnapshot;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -126,6 +134,35 @@ final class WireArbitraries {
             Long.compareUnsigned(a, b) <= 0 ? new Gap(sub, shard, a, b, reason) : new Gap(sub, shard, b, a, reason));
     }
 
+    /**
+     * A string-enum field (backing, fsync, op, reason): mostly the defined values, sometimes any text,
+     * because the codec passes unknown values through unchanged.
+     */
+    static Arbitrary<String> word(String... known) {
+        return Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.of(known)), Tuple.of(1, text()));
+    }
+
+    static Arbitrary<CacheEntry> cacheEntry() {
+        return Combinators.combine(text(), Arbitraries.bytes().array(byte[].class).ofMaxSize(32), optU64())
+            .as(CacheEntry::new);
+    }
+
+    static Arbitrary<WatchSnapshot> watchSnapshot() {
+        Arbitrary<List<CacheEntry>> entries = Arbitraries.frequencyOf(
+            Tuple.of(10, cacheEntry().list().ofMaxSize(6)),
+            Tuple.of(1, Combinators.combine(text(), payload(), optU64()).as(CacheEntry::new).list().ofMaxSize(2)));
+        return Combinators.combine(u64(), entries, Arbitraries.of(true, false)).as(WatchSnapshot::new);
+    }
+
+    /** put carries a value (as the broker sends it); the other ops mostly not, but the codec does not care. */
+    static Arbitrary<WatchChange> watchChange() {
+        Arbitrary<String> op = word(WatchChange.OP_PUT, WatchChange.OP_DELETE, WatchChange.OP_EXPIRE,
+            WatchChange.OP_EVICT);
+        return Combinators.combine(u64(), text(), op, payload(), optU64(), Arbitraries.integers().between(0, 9))
+            .as((off, k, o, v, exp, dice) -> new WatchChange(off, k, o,
+                o.equals(WatchChange.OP_PUT) || dice == 0 ? v : null, exp));
+    }
+
     /** A generator for each message type. */
     static Map<MessageType, Arbitrary<? extends Message>> byType() {
         Map<MessageType, Arbitrary<? extends Message>> m = new EnumMap<>(MessageType.class);
@@ -138,13 +175,14 @@ final class WireArbitraries {
                 Arbitraries.of(AckMode.class).injectNull(0.3), optText(), optU32())
             .as((s, p, r, a, k, sh) -> new PublishBatch(s.tenant, s.namespace, s.name, p, r, a, k, sh)));
         m.put(MessageType.SUBSCRIBE, Combinators.combine(scope(), optU64(), start().injectNull(0.3), optU32(),
-                Arbitraries.of(QueuePolicy.class).injectNull(0.3), optU32(), optU64())
-            .as((s, id, st, sh, qp, qe, qb) -> new Subscribe(s.tenant, s.namespace, s.name, id, st, sh, qp, qe, qb)));
+                Arbitraries.of(QueuePolicy.class).injectNull(0.3), optU32(), optU64(), optU64())
+            .as((s, id, st, sh, qp, qe, qb, inc) ->
+                new Subscribe(s.tenant, s.namespace, s.name, id, st, sh, qp, qe, qb, inc)));
         m.put(MessageType.SUBSCRIBED, Combinators.combine(u64(), u32().list().ofMaxSize(6).injectNull(0.4))
             .as(Subscribed::new));
         m.put(MessageType.SUBSCRIBE_CURSOR_ERROR, Combinators.combine(Arbitraries.of(CursorErrorReason.class), u64(), u64())
             .as(SubscribeCursorError::new));
-        m.put(MessageType.EVENT_STREAM_HELLO, Combinators.combine(u64(), optU32()).as(EventStreamHello::new));
+        m.put(MessageType.EVENT_STREAM_HELLO, Combinators.combine(u64(), optU32(), optU64()).as(EventStreamHello::new));
         m.put(MessageType.EVENT, Combinators.combine(scope(), payload(), optU64())
             .as((s, p, o) -> new Event(s.tenant, s.namespace, s.name, p, o)));
         m.put(MessageType.EVENT_BATCH, Combinators.combine(scope(), payloads(), optU64())
@@ -155,7 +193,7 @@ final class WireArbitraries {
             .as((s, k, r) -> new CacheGet(s.tenant, s.namespace, s.name, k, r)));
         m.put(MessageType.CACHE_VALUE, Combinators.combine(scope(), text(), payload().injectNull(0.3), optU64())
             .as((s, k, v, r) -> new CacheValue(s.tenant, s.namespace, s.name, k, v, r)));
-        m.put(MessageType.CACHE_OK, u64().map(CacheOk::new));
+        m.put(MessageType.CACHE_OK, Combinators.combine(u64(), optU64()).as(CacheOk::new));
         m.put(MessageType.PUBLISH_OK, Combinators.combine(u64(), optU64(), optU32(), optU32()).as(PublishOk::new));
         m.put(MessageType.PUBLISH_ERROR, Combinators.combine(u64(), text(), optText()).as(PublishError::new));
         m.put(MessageType.OK, Arbitraries.just(new Ok()));
@@ -170,6 +208,26 @@ final class WireArbitraries {
         m.put(MessageType.STREAM_INFO, Combinators.combine(streamDescription(), optU64()).as(StreamInfo::new));
         m.put(MessageType.STREAM_LIST_RESULT, Combinators.combine(streamDescription().list().ofMaxSize(3), optU64())
             .as(StreamListResult::new));
+        m.put(MessageType.CACHE_DELETE, Combinators.combine(scope(), text(), optU64())
+            .as((s, k, r) -> new CacheDelete(s.tenant, s.namespace, s.name, k, r)));
+        Arbitrary<String> backing = word(CacheInfo.BACKING_MEMORY, CacheInfo.BACKING_LOG);
+        Arbitrary<String> fsync = word("on_commit", "periodic", "none");
+        m.put(MessageType.CACHE_CREATE, Combinators.combine(scope(), backing.injectNull(0.3), optU64(), optU64(),
+                fsync.injectNull(0.3), optU64())
+            .as((s, b, ttl, max, f, r) -> new CacheCreate(s.tenant, s.namespace, s.name, b, ttl, max, f, r)));
+        m.put(MessageType.CACHE_DESCRIBE, Combinators.combine(scope(), optU64())
+            .as((s, r) -> new CacheDescribe(s.tenant, s.namespace, s.name, r)));
+        m.put(MessageType.CACHE_INFO, Combinators.combine(scope(), backing, optU64(), u64(), fsync.injectNull(0.3),
+                optU64(), optU64(), optU64())
+            .as((s, b, ttl, max, f, n, next, r) ->
+                new CacheInfo(s.tenant, s.namespace, s.name, b, ttl, max, f, n, next, r)));
+        m.put(MessageType.CACHE_WATCH, Combinators.combine(scope(), optText(), optU64(), optU32(), optU64())
+            .as((s, pre, from, q, r) -> new CacheWatch(s.tenant, s.namespace, s.name, pre, from, q, r)));
+        m.put(MessageType.WATCH_SNAPSHOT, watchSnapshot());
+        m.put(MessageType.WATCH_CHANGE, watchChange());
+        m.put(MessageType.WATCH_ENDED, Combinators.combine(u64(),
+                word(WatchEnded.REASON_OVERFLOW, WatchEnded.REASON_SHUTDOWN, WatchEnded.REASON_ERROR), optText())
+            .as(WatchEnded::new));
         if (m.size() != MessageType.values().length) {
             throw new IllegalStateException("a message type has no generator");
         }

@@ -4,7 +4,10 @@ import java.util.Locale;
 
 /**
  * The subscriber missed the offsets {@code from..to} (inclusive) of a shard, for {@code reason}.
- * It is delivered in order, just before the first event after the gap.
+ * It is delivered in order, just before the first event after the gap. An {@code incarnation} gap is
+ * the exception: its range is in the numbering of the shard's earlier incarnation ({@code to} is
+ * {@link Long#MAX_VALUE}: everything from {@code from} on was lost) and the events after it start the
+ * new incarnation's numbering.
  */
 public record GapNotice(int shard, long from, long to, Reason reason) implements Delivery {
 
@@ -42,9 +45,12 @@ public record GapNotice(int shard, long from, long to, Reason reason) implements
         }
     }
 
-    /** Number of events missed. */
+    /**
+     * Number of events missed; -1 when unknown (an {@code incarnation} gap covers "from {@code from} to
+     * the end of the earlier incarnation", {@code to} = {@link Long#MAX_VALUE}).
+     */
     public long missed() {
-        return to - from + 1;
+        return to == Long.MAX_VALUE ? -1 : to - from + 1;
     }
 
     /** This gap extended to cover {@code other}, which must start right after it. */

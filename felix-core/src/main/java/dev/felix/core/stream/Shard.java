@@ -202,7 +202,7 @@ public final class Shard {
         SubscriberQueue queue = new SubscriberQueue(limits, () -> post(() -> onSpace(holder[0])));
         Subscriber subscriber = new Subscriber(id, policy, queue);
         holder[0] = subscriber;
-        post(() -> register(subscriber, request.start(), result));
+        post(() -> register(subscriber, request, result));
         return result;
     }
 
@@ -675,7 +675,8 @@ public final class Shard {
         }
     }
 
-    private void register(Subscriber s, StartPosition start, CompletableFuture<Subscription> result) {
+    private void register(Subscriber s, SubscribeRequest request, CompletableFuture<Subscription> result) {
+        StartPosition start = request.start();
         if (closing) {
             result.completeExceptionally(
                     FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down").toException());
@@ -687,6 +688,14 @@ public final class Shard {
         }
         long oldest = log != null ? log.baseOffset() : ring.oldestOffset(visible);
         long next = visible; // subscribers see what is visible: durable under on_commit
+        if (log == null && start instanceof StartPosition.AtOffset at && request.incarnation() != 0
+                && request.incarnation() != incarnation) {
+            // The offset belongs to an earlier life of this ephemeral shard: its memory is gone. Say so
+            // first (everything from that offset on, in the old numbering), then start at the oldest
+            // event of this incarnation.
+            s.pendingGap = new GapNotice(index, at.offset(), Long.MAX_VALUE, GapNotice.Reason.INCARNATION);
+            start = StartPosition.EARLIEST;
+        }
         long from;
         if (start instanceof StartPosition.Latest) {
             from = next;
@@ -714,6 +723,8 @@ public final class Shard {
         result.complete(new Subscription(this, s, from));
         if (s.mode == Subscriber.Mode.REPLAY) {
             pump(s);
+        } else {
+            flushGap(s);
         }
     }
 

@@ -35,6 +35,11 @@ public final class Subscription implements AutoCloseable {
         return startOffset;
     }
 
+    /** Whether the shard keeps a log (its offsets survive restarts; incarnations do not matter). */
+    public boolean durable() {
+        return shard.durable();
+    }
+
     /** The shard's incarnation (changes when an ephemeral shard loses its memory). */
     public long incarnation() {
         return shard.incarnation();

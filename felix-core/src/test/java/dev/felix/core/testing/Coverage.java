@@ -27,6 +27,14 @@ public final class Coverage {
                 end = b.endOffset();
             } else {
                 GapNotice g = (GapNotice) d;
+                if (g.reason() == GapNotice.Reason.INCARNATION) {
+                    // Numbered in the shard's earlier life; it must come first, and the events after it
+                    // start the new incarnation at the subscription's start offset.
+                    if (i != 0) {
+                        throw new AssertionError("an incarnation gap must be the first item: " + deliveries);
+                    }
+                    continue;
+                }
                 from = g.from();
                 end = g.to() + 1;
             }

@@ -80,7 +80,8 @@ final class SubscribeHandler {
                     shards.add(i);
                 }
             }
-            request = new SubscribeRequest(start(s.start()), policy(s), limits(s), 0);
+            request = new SubscribeRequest(start(s.start()), policy(s), limits(s),
+                    s.incarnation() != null ? s.incarnation() : 0);
         } catch (FelixException e) {
             refuse(e.error(), s);
             return;

@@ -55,8 +55,11 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
     /** Binds the opened event stream, writes the hello; deliveries start after {@link #start()}. */
     void bind(QuicStreamChannel stream) {
         this.channel = stream;
+        // Ephemeral shards name their incarnation, so a client can resume against it later and be told
+        // (with an incarnation gap) if the shard's memory was lost in between.
+        Long incarnation = withGaps && !subscription.durable() ? subscription.incarnation() : null;
         stream.write(Frames.json(new Message.EventStreamHello(subscriptionId,
-                withShard ? Integer.valueOf(subscription.shard()) : null)));
+                withShard ? Integer.valueOf(subscription.shard()) : null, incarnation)));
     }
 
     /** Starts pulling deliveries from the core. */
