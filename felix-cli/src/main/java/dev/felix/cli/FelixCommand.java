@@ -20,6 +20,7 @@ import picocli.CommandLine.Command;
             SubCommand.class,
             StreamCommand.class,
             LogCommand.class,
+            CacheCommand.class,
             BenchCommand.class,
             CommandLine.HelpCommand.class
         })

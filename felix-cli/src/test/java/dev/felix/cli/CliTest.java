@@ -144,6 +144,39 @@ class CliTest {
     }
 
     @Test
+    void cacheCommands_createPutGetDeleteDescribe() {
+        Result created = run(null, args("cache", "create", "t1/ops/config", "--max-entries", "10", "--ttl", "10m"));
+        assertThat(created.code).isZero();
+        assertThat(created.out).contains("backing    memory").contains("capacity   10 entries").contains("PT10M");
+        assertThat(run(null, args("cache", "put", "t1/ops/config", "routing", "v1")).out).isEqualTo("0\n");
+        assertThat(run(null, args("cache", "put", "t1/ops/config", "policy", "p1")).out).isEqualTo("1\n");
+        assertThat(run(null, args("cache", "get", "t1/ops/config", "routing")).out).isEqualTo("v1\n");
+        assertThat(run(null, args("cache", "delete", "t1/ops/config", "routing")).out).isEqualTo("2\n");
+        Result missing = run(null, args("cache", "get", "t1/ops/config", "routing"));
+        assertThat(missing.code).isEqualTo(4);
+        assertThat(run(null, args("cache", "describe", "t1/ops/config")).out).contains("entries    1")
+                .contains("next       3");
+    }
+
+    @Test
+    void cacheWatch_printsTheSnapshotThenChanges() throws Exception {
+        run(null, args("cache", "put", "t1/ops/watched", "a", "1"));
+        CompletableFuture<Result> watch = CompletableFuture.supplyAsync(
+                () -> run(null, args("cache", "watch", "t1/ops/watched", "--count", "1")));
+        org.awaitility.Awaitility.await().until(() -> server.broker().caches()
+                .find(new dev.felix.core.cache.CacheName("t1", "ops", "watched"))
+                .map(c -> c.info().watchers()).orElse(0) == 1);
+        try (var client = dev.felix.client.FelixClient.connect(dev.felix.client.ClientConfig.builder(
+                dev.felix.transport.ClientTrust.certificates(server.certificateFile())).broker(server.quicAddress()).build());
+                var cache = client.cache(dev.felix.client.CacheRef.parse("t1/ops/watched"))) {
+            cache.put("b", "2".getBytes(StandardCharsets.UTF_8), null);
+        }
+        Result r = watch.get(30, TimeUnit.SECONDS);
+        assertThat(r.code).isZero();
+        assertThat(r.out).isEqualTo("snapshot\tput\ta\t1\n1\tput\tb\t2\n");
+    }
+
+    @Test
     void badArguments_areUsageErrorsWithClearMessages() {
         Result r = run(null, "pub", "not-a-stream", "x", "--ca", server.certificateFile().toString());
         assertThat(r.code).isEqualTo(2);

@@ -160,6 +160,29 @@ public final class FelixClient implements AutoCloseable {
         }
     }
 
+    /** Put / get / delete on {@code cache} over its own QUIC stream. */
+    public Cache cache(CacheRef cache) {
+        return await(Cache.open(this, cache), "open a cache stream");
+    }
+
+    /**
+     * A local copy of {@code cache} (or of the keys starting with {@code prefix}, if not null) that follows
+     * every change and converges after any stall; returns once the first snapshot is applied.
+     */
+    public CacheMirror mirror(CacheRef cache, String prefix) {
+        return CacheMirror.start(this, cache, prefix, null);
+    }
+
+    /** Like {@link #mirror(CacheRef, String)} with a smaller broker-side watch queue ({@code queueEvents}). */
+    public CacheMirror mirror(CacheRef cache, String prefix, int queueEvents) {
+        return CacheMirror.start(this, cache, prefix, queueEvents);
+    }
+
+    /** Cache administration. */
+    public CacheAdmin caches() {
+        return new CacheAdmin(this);
+    }
+
     /** Stream administration. */
     public StreamAdmin streams() {
         return new StreamAdmin(this);

@@ -2,12 +2,7 @@ package dev.felix.client;
 
 import dev.felix.wire.Message;
 import dev.felix.wire.StreamDescription;
-import dev.felix.wire.WirePayload;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Stream administration: create, describe, list. Each call is one request on its own stream. */
@@ -42,44 +37,6 @@ public final class StreamAdmin {
     }
 
     private Message request(Message request) {
-        CompletableFuture<Message> reply = new CompletableFuture<>();
-        CompletableFuture<FrameStream> stream = FrameStream.open(client.connection(), client.config(),
-                new FrameStream.Listener() {
-                    @Override
-                    public void onPayload(WirePayload payload) {
-                        if (payload instanceof Message.ErrorMessage e) {
-                            reply.completeExceptionally(ClientFrames.toException(e));
-                        } else if (payload instanceof Message m) {
-                            reply.complete(m);
-                        }
-                    }
-
-                    @Override
-                    public void onClosed(FelixClientException cause) {
-                        reply.completeExceptionally(cause != null ? cause
-                                : new FelixClientException(ErrorCode.CONNECTION_LOST, "no reply from the broker"));
-                    }
-                });
-        stream.whenComplete((fs, err) -> {
-            if (err != null) {
-                reply.completeExceptionally(err);
-            } else {
-                fs.write(request);
-            }
-        });
-        try {
-            return reply.get(client.config().requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new FelixClientException(ErrorCode.UNAVAILABLE, "interrupted");
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof FelixClientException fe ? fe
-                    : new FelixClientException(ErrorCode.INTERNAL, String.valueOf(e.getCause()));
-        } catch (TimeoutException e) {
-            throw new FelixClientException(ErrorCode.TIMEOUT, "no reply within "
-                    + client.config().requestTimeout.toMillis() + " ms");
-        } finally {
-            stream.thenAccept(FrameStream::close);
-        }
+        return OneShotRequest.send(client, request);
     }
 }

@@ -1,5 +1,7 @@
 package dev.felix.core;
 
+import dev.felix.core.cache.CacheRuntime;
+import dev.felix.core.cache.Caches;
 import dev.felix.core.catalog.StreamCatalog;
 import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.StreamFactory;
@@ -43,6 +45,9 @@ public final class Broker implements AutoCloseable {
     private final StreamCatalog catalog;
     private final StreamFactory factory;
     private final ConcurrentHashMap<StreamName, Stream> streams = new ConcurrentHashMap<>();
+    private final ExecutorService cacheIo;
+    private final java.util.concurrent.ScheduledExecutorService cacheTimer;
+    private final Caches caches;
     private final Object createLock = new Object();
     private volatile boolean closed;
 
@@ -61,6 +66,17 @@ public final class Broker implements AutoCloseable {
         }
         this.factory = new StreamFactory(config, metrics, shardThreads, storage,
                 s == null ? null : s.dataDir().resolve("logs"));
+        // Caches share the shard threads for their single writers; snapshots are written on their own
+        // thread (blocking file I/O), and one timer sweeps expired entries.
+        this.cacheIo = Executors.newSingleThreadExecutor(new NamedThreads("felix-cache-io"));
+        this.cacheTimer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("felix-cache-sweep"));
+        this.caches = new Caches(new CacheRuntime(shardThreads, cacheIo, cacheTimer, java.time.Clock.systemUTC(),
+                storage, s == null ? null : s.dataDir(), CacheRuntime.DEFAULT_SWEEP_INTERVAL));
+    }
+
+    /** The node's caches. */
+    public Caches caches() {
+        return caches;
     }
 
     public CoreConfig config() {
@@ -183,6 +199,7 @@ public final class Broker implements AutoCloseable {
             return;
         }
         closed = true;
+        caches.close();
         List<CompletableFuture<Void>> closing = new ArrayList<>();
         for (Stream s : streams.values()) {
             closing.add(StreamFactory.close(s));
@@ -196,8 +213,11 @@ public final class Broker implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        cacheTimer.shutdownNow();
+        cacheIo.shutdown();
         shardThreads.shutdown();
         try {
+            cacheIo.awaitTermination(5, TimeUnit.SECONDS);
             if (!shardThreads.awaitTermination(5, TimeUnit.SECONDS)) {
                 shardThreads.shutdownNow();
             }

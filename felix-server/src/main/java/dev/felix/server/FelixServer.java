@@ -82,6 +82,7 @@ public final class FelixServer implements AutoCloseable {
                 () -> contextRef[0].subscriberQueueEvents(),
                 () -> writerQueued(broker),
                 () -> contextRef[0].connectionCount());
+        metrics.bindCaches(broker.caches());
         Authenticator auth = config.devMode() ? new DevModeAuthenticator(config.insecure())
                 : new StaticTokenAuthenticator(config.authTokens());
         ServerContext context = new ServerContext(broker, config, auth, metrics);

@@ -80,7 +80,7 @@ public final class SegmentedLog implements AutoCloseable {
     private final ReentrantLock appendLock = new ReentrantLock();
     /** Shared by reads; exclusive while segments leave the log (retention, truncate, close). */
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
-    /** Serialises retention passes (explicit and timer-driven). */
+    /** Serialises head removals: retention passes (explicit and timer-driven) and {@link #trimBefore}. */
     private final ReentrantLock retentionLock = new ReentrantLock();
     /** Guarded by appendLock. */
     private final RecordEncoder encoder = new RecordEncoder();
@@ -542,6 +542,42 @@ public final class SegmentedLog implements AutoCloseable {
         if (!config.retentionEnabled()) {
             return new RetentionResult(0, 0, baseOffset());
         }
+        return removeHead(st -> Retention.victims(st, config, runtime.nowMicros()), "retention");
+    }
+
+    /**
+     * Deletes every sealed head segment whose records all lie below {@code offset} (its next offset is
+     * &le; {@code offset}), oldest first, whatever the retention settings. The active segment is never deleted,
+     * and a segment holding {@code offset} or anything after it stays, so afterwards
+     * {@code baseOffset() <= offset} still holds whenever it held before. This is the compaction hook of a log
+     * whose older records were superseded elsewhere (a cache keeps a snapshot at {@code offset} and trims
+     * the log below it). Readers below the new base get {@link ReadResult.Trimmed}; the new base survives a
+     * restart. Serialised with retention passes; safe to call concurrently with appends and reads.
+     *
+     * @param offset keep every record at or after this offset
+     * @throws StorageException {@link StorageErrorCode#INVALID_ARGUMENT} for a negative offset,
+     *                          {@link StorageErrorCode#CLOSED}, {@link StorageErrorCode#IO} if a segment file
+     *                          could not be deleted (as for retention: the segments already left the log)
+     */
+    public RetentionResult trimBefore(final long offset) {
+        if (offset < 0) {
+            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "trim offset must be >= 0, got " + offset);
+        }
+        return removeHead(st -> {
+            final List<Segment> out = new ArrayList<>();
+            for (final Segment head : st.sealed()) {
+                if (head.nextOffset() > offset) {
+                    break;
+                }
+                out.add(head);
+            }
+            return out;
+        }, "trim below offset " + offset);
+    }
+
+    /** Removes the sealed head segments {@code pick} selects (oldest first, a prefix of the sealed list). */
+    private RetentionResult removeHead(final java.util.function.Function<LogState, List<Segment>> pick,
+                                       final String why) {
         retentionLock.lock();
         try {
             final List<Segment> victims;
@@ -550,7 +586,7 @@ public final class SegmentedLog implements AutoCloseable {
                 if (closed) {
                     throw StorageException.of(StorageErrorCode.CLOSED, "log " + dir + " is closed");
                 }
-                victims = Retention.victims(state.get(), config, runtime.nowMicros());
+                victims = pick.apply(state.get());
                 if (victims.isEmpty()) {
                     return new RetentionResult(0, 0, baseOffset());
                 }
@@ -575,11 +611,11 @@ public final class SegmentedLog implements AutoCloseable {
             }
             metrics.retention(victims.size(), bytes);
             final long base = baseOffset();
-            LOG.info("retention removed {} segment(s), {} bytes, from {}; oldest retained offset is now {}",
-                victims.size(), bytes, dir, base);
+            LOG.info("{} removed {} segment(s), {} bytes, from {}; oldest retained offset is now {}",
+                why, victims.size(), bytes, dir, base);
             if (failed != null) {
                 metrics.retentionFailure();
-                throw StorageException.io("retention could not delete a segment file", dir, failed);
+                throw StorageException.io(why + " could not delete a segment file", dir, failed);
             }
             return new RetentionResult(victims.size(), bytes, base);
         } finally {

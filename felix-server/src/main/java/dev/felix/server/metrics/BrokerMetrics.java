@@ -13,6 +13,7 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
@@ -116,6 +117,36 @@ public final class BrokerMetrics implements AutoCloseable {
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
+    }
+
+    /**
+     * Registers the node's cache counters, summed over every cache in memory (read at scrape time).
+     */
+    public void bindCaches(dev.felix.core.cache.Caches caches) {
+        record Counter(String name, String description,
+                java.util.function.Function<dev.felix.core.cache.CacheMetrics, LongAdder> field) {
+        }
+        List<Counter> counters = List.of(
+                new Counter("felix.cache.puts", "cache puts applied", m -> m.puts),
+                new Counter("felix.cache.deletes", "cache deletes applied", m -> m.deletes),
+                new Counter("felix.cache.expirations", "cache entries expired (TTL)", m -> m.expirations),
+                new Counter("felix.cache.evictions", "cache entries evicted (capacity, LRU)", m -> m.evictions),
+                new Counter("felix.cache.hits", "cache reads that found a value", m -> m.hits),
+                new Counter("felix.cache.misses", "cache reads that found nothing", m -> m.misses),
+                new Counter("felix.cache.rejected", "cache writes refused (writer queue full)", m -> m.rejected),
+                new Counter("felix.cache.watch.delivered", "watch items delivered", m -> m.watchDelivered),
+                new Counter("felix.cache.watch.overflows", "watches ended because the watcher fell behind",
+                        m -> m.watchOverflows),
+                new Counter("felix.cache.snapshots", "cache snapshots written", m -> m.snapshots));
+        for (Counter c : counters) {
+            FunctionCounter.builder(c.name(), caches, cs -> {
+                long sum = 0;
+                for (dev.felix.core.cache.Cache cache : cs.caches()) {
+                    sum += c.field().apply(cache.metrics()).sum();
+                }
+                return sum;
+            }).description(c.description()).register(registry);
+        }
     }
 
     /** Counts an error sent to a client. */

@@ -60,14 +60,21 @@ final class AckWriter {
         };
     }
 
+    /** The last reply queued by {@link #inOrder}; replies are written in request order. */
+    private java.util.concurrent.CompletableFuture<?> lastInOrder = java.util.concurrent.CompletableFuture.completedFuture(null);
+
     /**
-     * A reply that completes later (an admin answer): it is owed like an acknowledgement, so the
-     * stream is not finished before it is written.
+     * A reply that completes later (a cache or admin answer), written after every reply queued before it
+     * by this method — requests on one stream are answered in order — and owed like an acknowledgement, so
+     * the stream is not finished before it is written. Event loop only. Returns when it was written.
      */
-    void deferred(java.util.concurrent.CompletableFuture<? extends WirePayload> reply) {
+    java.util.concurrent.CompletableFuture<Void> inOrder(java.util.concurrent.CompletableFuture<? extends WirePayload> reply) {
         outstanding.incrementAndGet();
-        reply.whenComplete((answer, error) -> completed(answer != null ? answer
-                : new Message.ErrorMessage("internal error: " + error, null, null)));
+        java.util.concurrent.CompletableFuture<WirePayload> ordered = lastInOrder.handle((x, e) -> null)
+                .thenCompose(x -> reply.handle((answer, error) -> answer != null ? (WirePayload) answer
+                        : new Message.ErrorMessage("internal error: " + error, null, null)));
+        lastInOrder = ordered;
+        return ordered.thenAccept(this::completed);
     }
 
     /** Queues the ack of a completed publish; a flush always runs after the count drops. */

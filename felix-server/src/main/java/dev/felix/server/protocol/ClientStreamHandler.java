@@ -294,9 +294,34 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
                 fail(ErrorCode.BAD_REQUEST, "admin requests need a bidirectional stream");
                 return;
             }
-            acks.deferred(Admin.handle(context, tenant, m, negotiated));
-        } else if (m instanceof Message.CachePut || m instanceof Message.CacheGet) {
-            reply(FelixError.of(ErrorCode.BAD_REQUEST, "caches are not available on this broker yet"), null);
+            acks.inOrder(Admin.handle(context, tenant, m, negotiated));
+        } else if (m instanceof Message.CachePut || m instanceof Message.CacheGet || m instanceof Message.CacheDelete
+                || m instanceof Message.CacheCreate || m instanceof Message.CacheDescribe) {
+            if (!bidirectional) {
+                // Upstream allows fire-and-forget puts on a uni stream; nobody can be answered there.
+                if (m instanceof Message.CachePut) {
+                    CacheRequests.handle(context, tenant, m, negotiated);
+                    return;
+                }
+                fail(ErrorCode.BAD_REQUEST, "cache reads need a bidirectional stream");
+                return;
+            }
+            boolean singleShot = (m instanceof Message.CachePut p && p.requestId() == null)
+                    || (m instanceof Message.CacheGet g && g.requestId() == null);
+            var written = acks.inOrder(CacheRequests.handle(context, tenant, m, negotiated));
+            if (singleShot) {
+                // Upstream form without request_id: one request, one reply, then the stream ends.
+                handedOver = true;
+                written.whenComplete((v, e) -> channel.eventLoop().execute(
+                        () -> acks.afterPending(ClientStreamHandler::closeStream)));
+            }
+        } else if (m instanceof Message.CacheWatch w) {
+            if (!bidirectional) {
+                fail(ErrorCode.BAD_REQUEST, "cache_watch needs a bidirectional stream");
+                return;
+            }
+            handedOver = true;
+            new WatchWriter(context, channel, negotiated, tenant, this).start(w);
         } else if (m instanceof Message.Auth) {
             fail(ErrorCode.BAD_REQUEST, "auth already established on this stream");
         } else if (m instanceof Message.ErrorMessage) {

@@ -14,7 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class ServerContext {
 
     /** Capabilities this broker advertises in {@code auth_ok}. */
-    public static final int SERVER_FLAGS = Capabilities.ALL & ~(Capabilities.CACHE_EXT | Capabilities.CLUSTER);
+    public static final int SERVER_FLAGS = Capabilities.ALL & ~Capabilities.CLUSTER;
     /** Shard subscriptions one connection may hold. */
     public static final int MAX_SUBSCRIPTIONS_PER_CONNECTION = 4096;
 

@@ -1,0 +1,169 @@
+package dev.felix.client;
+
+import dev.felix.wire.Message;
+import dev.felix.wire.WirePayload;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Put, get and delete on one cache, over a long-lived QUIC stream with requests correlated by id. Every
+ * put and delete gets the cache's change offset, the same numbering a watch or a {@link CacheMirror}
+ * sees. Thread-safe.
+ */
+public final class Cache implements AutoCloseable {
+
+    private final CacheRef ref;
+    private final ClientConfig config;
+    private final FrameStream frames;
+    private final AtomicLong ids = new AtomicLong();
+    private final Map<Long, CompletableFuture<Message>> pending = new ConcurrentHashMap<>();
+    private volatile FelixClientException closedBy;
+
+    private Cache(CacheRef ref, ClientConfig config, FrameStream frames) {
+        this.ref = ref;
+        this.config = config;
+        this.frames = frames;
+    }
+
+    static CompletableFuture<Cache> open(FelixClient client, CacheRef ref) {
+        Cache[] self = new Cache[1];
+        return FrameStream.open(client.connection(), client.config(), new FrameStream.Listener() {
+            @Override
+            public void onPayload(WirePayload payload) {
+                self[0].onReply(payload);
+            }
+
+            @Override
+            public void onClosed(FelixClientException cause) {
+                self[0].onClosed(cause);
+            }
+        }).thenApply(fs -> self[0] = new Cache(ref, client.config(), fs));
+    }
+
+    public CacheRef ref() {
+        return ref;
+    }
+
+    /** Sets {@code key}; returns the change offset. {@code ttl} null: the cache's default TTL. */
+    public long put(String key, byte[] value, Duration ttl) {
+        return await(putAsync(key, value, ttl));
+    }
+
+    public CompletableFuture<Long> putAsync(String key, byte[] value, Duration ttl) {
+        long id = ids.incrementAndGet();
+        return request(id, new Message.CachePut(ref.tenant(), ref.namespace(), ref.cache(), key, value, id,
+                ttl == null ? null : Math.max(1, ttl.toMillis()))).thenApply(Cache::offset);
+    }
+
+    /** The value of {@code key}, or empty if it is absent or expired. */
+    public Optional<byte[]> get(String key) {
+        return await(getAsync(key));
+    }
+
+    public CompletableFuture<Optional<byte[]>> getAsync(String key) {
+        long id = ids.incrementAndGet();
+        return request(id, new Message.CacheGet(ref.tenant(), ref.namespace(), ref.cache(), key, id))
+                .thenApply(m -> Optional.ofNullable(((Message.CacheValue) m).value()));
+    }
+
+    /** Removes {@code key}; returns the change offset (or -1 if the broker did not report one). */
+    public long delete(String key) {
+        return await(deleteAsync(key));
+    }
+
+    public CompletableFuture<Long> deleteAsync(String key) {
+        long id = ids.incrementAndGet();
+        return request(id, new Message.CacheDelete(ref.tenant(), ref.namespace(), ref.cache(), key, id))
+                .thenApply(Cache::offset);
+    }
+
+    @Override
+    public void close() {
+        frames.finish();
+        frames.close();
+    }
+
+    private static long offset(Message m) {
+        Long o = ((Message.CacheOk) m).offset();
+        return o == null ? -1 : o;
+    }
+
+    private CompletableFuture<Message> request(long id, Message message) {
+        CompletableFuture<Message> reply = new CompletableFuture<>();
+        FelixClientException closed = closedBy;
+        if (closed != null) {
+            reply.completeExceptionally(closed);
+            return reply;
+        }
+        pending.put(id, reply);
+        frames.write(message).addListener(f -> {
+            if (!f.isSuccess()) {
+                fail(id, new FelixClientException(ErrorCode.CONNECTION_LOST, "write failed: " + f.cause().getMessage(),
+                        -1, f.cause()));
+            }
+        });
+        return reply.orTimeout(config.requestTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .whenComplete((m, e) -> pending.remove(id));
+    }
+
+    private void onReply(WirePayload payload) {
+        if (payload instanceof Message.CacheOk ok) {
+            complete(ok.requestId(), ok);
+        } else if (payload instanceof Message.CacheValue v && v.requestId() != null) {
+            complete(v.requestId(), v);
+        } else if (payload instanceof Message.ErrorMessage e) {
+            FelixClientException ex = ClientFrames.toException(e);
+            if (e.requestId() != null) {
+                fail(e.requestId(), ex);
+            } else {
+                onClosed(ex); // an error without a request id ends the stream
+            }
+        }
+    }
+
+    private void complete(long id, Message m) {
+        CompletableFuture<Message> f = pending.get(id);
+        if (f != null) {
+            f.complete(m);
+        }
+    }
+
+    private void fail(long id, FelixClientException e) {
+        CompletableFuture<Message> f = pending.get(id);
+        if (f != null) {
+            f.completeExceptionally(e);
+        }
+    }
+
+    private void onClosed(FelixClientException cause) {
+        FelixClientException e = cause != null ? cause
+                : new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker closed the cache stream");
+        closedBy = e;
+        for (CompletableFuture<Message> f : pending.values()) {
+            f.completeExceptionally(e);
+        }
+    }
+
+    private static <T> T await(CompletableFuture<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FelixClientException(ErrorCode.UNAVAILABLE, "interrupted");
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause();
+            if (c instanceof FelixClientException fe) {
+                throw fe;
+            }
+            if (c instanceof java.util.concurrent.TimeoutException) {
+                throw new FelixClientException(ErrorCode.TIMEOUT, "no reply from the broker in time");
+            }
+            throw new FelixClientException(ErrorCode.INTERNAL, String.valueOf(c), -1, c);
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.core.FelixException;
+import dev.felix.core.cache.Cache;
+import dev.felix.core.cache.CacheEntry;
+import dev.felix.core.cache.CacheWatch;
+import dev.felix.core.cache.Change;
+import dev.felix.core.cache.SnapshotChunk;
+import dev.felix.core.cache.WatchEnded;
+import dev.felix.core.cache.WatchItem;
+import dev.felix.core.cache.WatchListener;
+import dev.felix.wire.Message;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Serves a {@code cache_watch} on the stream that carried it: a consistent snapshot
+ * ({@code watch_snapshot} chunks) unless resuming, then every change in order ({@code watch_change}),
+ * until the watcher falls behind — {@code watch_ended{resume_from}} and the stream ends — or the client
+ * ends its side of the stream (which stops the watch).
+ *
+ * <p>Delivery is pulled like a subscription's: the cache signals, a drain on the event loop writes while
+ * the stream is writable, and QUIC flow control pausing it resumes it on a writability change. A slow
+ * watcher therefore fills its own queue in the cache and is ended there; the writers never wait.
+ */
+final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchListener {
+
+    private final ServerContext context;
+    private final QuicStreamChannel channel;
+    private final int negotiated;
+    private final String tenant;
+    private final ClientStreamHandler control;
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private volatile CacheWatch watch;
+    private boolean closed;
+
+    WatchWriter(ServerContext context, QuicStreamChannel channel, int negotiated, String tenant,
+            ClientStreamHandler control) {
+        this.context = context;
+        this.channel = channel;
+        this.negotiated = negotiated;
+        this.tenant = tenant;
+        this.control = control;
+    }
+
+    void start(Message.CacheWatch request) {
+        Cache cache;
+        try {
+            cache = CacheRequests.cache(context, tenant, request.tenantId(), request.namespace(), request.cache());
+        } catch (FelixException e) {
+            refuse(e.error());
+            return;
+        }
+        channel.pipeline().addLast(this); // for writability changes
+        cache.watch(request.prefix(), request.fromOffset(), this).whenComplete((w, e) ->
+                channel.eventLoop().execute(() -> started(w, e)));
+    }
+
+    private void started(CacheWatch w, Throwable e) {
+        if (e != null) {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            refuse(cause instanceof FelixException fe ? fe.error()
+                    : FelixError.of(ErrorCode.INTERNAL, String.valueOf(cause)));
+            return;
+        }
+        watch = w;
+        // Ending the client's side of the stream ends the watch.
+        control.whenInputEnds(this::close);
+        drain();
+    }
+
+    @Override
+    public void onReady() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            channel.eventLoop().execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        drainScheduled.set(false);
+        CacheWatch w = watch;
+        if (closed || w == null) {
+            return;
+        }
+        boolean wrote = false;
+        while (channel.isWritable()) {
+            WatchItem item = w.poll();
+            if (item == null) {
+                break;
+            }
+            wrote = true;
+            if (item instanceof SnapshotChunk chunk) {
+                List<dev.felix.wire.CacheEntry> entries = new ArrayList<>(chunk.entries().size());
+                for (CacheEntry entry : chunk.entries()) {
+                    entries.add(new dev.felix.wire.CacheEntry(entry.key(), entry.value(), expiry(entry.expiresAtMillis())));
+                }
+                channel.write(Frames.json(new Message.WatchSnapshot(chunk.offset(), entries, chunk.last())),
+                        channel.voidPromise());
+            } else if (item instanceof Change c) {
+                channel.write(Frames.json(new Message.WatchChange(c.offset(), c.key(), c.op().wireName(),
+                        c.op().removes() ? null : c.value(), c.op().removes() ? null : expiry(c.expiresAtMillis()))),
+                        channel.voidPromise());
+            } else if (item instanceof WatchEnded ended) {
+                closed = true;
+                String reason = switch (ended.reason().code()) {
+                    case OVERLOADED -> Message.WatchEnded.REASON_OVERFLOW;
+                    case UNAVAILABLE -> Message.WatchEnded.REASON_SHUTDOWN;
+                    case CURSOR_TOO_OLD -> ErrorCode.CURSOR_TOO_OLD.code(); // resume offset gone: snapshot again
+                    default -> Message.WatchEnded.REASON_ERROR;
+                };
+                channel.writeAndFlush(Frames.json(new Message.WatchEnded(ended.resumeFrom(), reason,
+                        ended.reason().message()))).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+                return;
+            }
+        }
+        if (wrote) {
+            channel.flush();
+        }
+    }
+
+    private static Long expiry(long expiresAtMillis) {
+        return expiresAtMillis == CacheEntry.NEVER ? null : expiresAtMillis;
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            drain();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        close();
+        ctx.fireChannelInactive();
+    }
+
+    private void refuse(FelixError error) {
+        context.metrics.error(error.code());
+        closed = true;
+        channel.writeAndFlush(Frames.json(Frames.error(error, null, negotiated)))
+                .addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+    }
+
+    /** Stops the watch; idempotent. */
+    void close() {
+        CacheWatch w = watch;
+        closed = true;
+        if (w != null) {
+            w.close();
+        }
+    }
+}
