@@ -1,6 +1,7 @@
 package dev.felix.client;
 
 import dev.felix.transport.FrameDecoder;
+import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
@@ -84,11 +85,9 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         return channel.writeAndFlush(ClientFrames.encode(payload));
     }
 
-    /** Finishes our side of the stream (FIN). */
+    /** Finishes our side of the stream (FIN), after what was written; see {@link StreamEnds}. */
     void finish() {
-        if (channel.isActive()) {
-            channel.shutdownOutput();
-        }
+        StreamEnds.finish(channel);
     }
 
     void close() {

@@ -8,11 +8,14 @@ import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
 import dev.felix.wire.WirePayload;
+import dev.felix.transport.StreamEnds;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -30,10 +33,16 @@ final class AckWriter {
     private final ServerContext context;
     private final ConcurrentLinkedQueue<WirePayload> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
-    /** Listeners handed out whose publish has not completed yet. */
+    /**
+     * Replies owed and not yet written: counted when a listener is handed out (or a refusal queued),
+     * uncounted only by {@link #flush} as it writes the reply. So a flush that drains the queue and
+     * then reads zero knows no reply can still come, and may attach the FIN to the last one.
+     */
     private final AtomicInteger outstanding = new AtomicInteger();
     /** Runs once nothing is outstanding or queued; event loop only. */
     private Runnable onIdle;
+    /** Whether our side of the stream ends when {@link #onIdle} runs; event loop only. */
+    private BooleanSupplier endStream = () -> false;
 
     AckWriter(QuicStreamChannel channel, int negotiated, ServerContext context) {
         this.channel = channel;
@@ -77,21 +86,22 @@ final class AckWriter {
         return ordered.thenAccept(this::completed);
     }
 
-    /** Queues the ack of a completed publish; a flush always runs after the count drops. */
+    /** Queues the ack of a completed publish (still counted in {@link #outstanding} until written). */
     private void completed(WirePayload ack) {
         pending.add(ack);
-        outstanding.decrementAndGet();
         if (scheduled.compareAndSet(false, true)) {
             channel.eventLoop().execute(this::flush);
         }
     }
 
     /**
-     * Runs {@code action} on the event loop once every listener handed out has completed and its ack
-     * is written (now, if that is already so). Event loop only.
+     * Once every listener handed out has completed and its ack is written (now, if that is already
+     * so), ends our side of the stream if {@code endStream} still says so — the FIN travels with the
+     * last ack (see {@link StreamEnds}) — and then runs {@code then}. Event loop only.
      */
-    void whenIdle(Runnable action) {
-        onIdle = action;
+    void finishWhenIdle(BooleanSupplier endStream, Runnable then) {
+        this.endStream = endStream;
+        onIdle = then;
         flush();
     }
 
@@ -118,6 +128,7 @@ final class AckWriter {
     }
 
     private void enqueue(WirePayload ack) {
+        outstanding.incrementAndGet();
         pending.add(ack);
         if (scheduled.compareAndSet(false, true)) {
             channel.eventLoop().execute(this::flush);
@@ -127,22 +138,37 @@ final class AckWriter {
     private void flush() {
         scheduled.set(false);
         WirePayload ack;
-        boolean wrote = false;
+        WirePayload last = null; // held back so that the FIN, when the stream ends now, travels with it
         while ((ack = pending.poll()) != null) {
+            outstanding.decrementAndGet();
             if (!channel.isActive()) {
                 continue; // the publisher went away; nobody to tell
             }
-            channel.write(Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack)), channel.voidPromise());
-            wrote = true;
+            if (last != null) {
+                channel.write(encode(last), channel.voidPromise());
+            }
+            last = ack;
         }
-        if (wrote) {
-            channel.flush();
+        boolean idle = onIdle != null && outstanding.get() == 0 && pending.isEmpty();
+        if (last != null) {
+            if (idle && endStream.getAsBoolean()) {
+                StreamEnds.writeLast(channel, encode(last));
+            } else {
+                channel.writeAndFlush(encode(last), channel.voidPromise());
+            }
         }
-        if (onIdle != null && outstanding.get() == 0 && pending.isEmpty()) {
+        if (idle) {
             Runnable r = onIdle;
             onIdle = null;
+            if (endStream.getAsBoolean()) {
+                StreamEnds.finish(channel); // nothing left to carry the FIN (a no-op when it went above)
+            }
             r.run();
         }
+    }
+
+    private static ByteBuf encode(WirePayload ack) {
+        return Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack));
     }
 
     /** Runs {@code action} on the stream's event loop once queued acks are written. */

@@ -11,6 +11,7 @@ import dev.felix.core.stream.Stream;
 import dev.felix.server.auth.Authenticator;
 import dev.felix.server.config.Settings;
 import dev.felix.transport.FrameDecoder;
+import dev.felix.transport.StreamEnds;
 import dev.felix.wire.AckMode;
 import dev.felix.wire.AckedPublishPrefix;
 import dev.felix.wire.BinaryPublishAck;
@@ -184,7 +185,7 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         if (acks == null) {
             close();
         } else {
-            acks.whenIdle(() -> {
+            acks.finishWhenIdle(() -> !closed && !handedOver, () -> {
                 if (!closed && !handedOver) {
                     close();
                 }
@@ -308,12 +309,11 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
             }
             boolean singleShot = (m instanceof Message.CachePut p && p.requestId() == null)
                     || (m instanceof Message.CacheGet g && g.requestId() == null);
-            var written = acks.inOrder(CacheRequests.handle(context, tenant, m, negotiated));
+            acks.inOrder(CacheRequests.handle(context, tenant, m, negotiated));
             if (singleShot) {
                 // Upstream form without request_id: one request, one reply, then the stream ends.
                 handedOver = true;
-                written.whenComplete((v, e) -> channel.eventLoop().execute(
-                        () -> acks.afterPending(ClientStreamHandler::closeStream)));
+                acks.finishWhenIdle(() -> true, () -> { });
             }
         } else if (m instanceof Message.CacheWatch w) {
             if (!bidirectional) {
@@ -500,9 +500,9 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         if (bidirectional && channel.isActive()) {
             Message error = Frames.error(code, message, negotiated);
             if (acks != null) {
-                acks.afterPending(ch -> ch.writeAndFlush(Frames.json(error)).addListener(f -> closeStream(ch)));
+                acks.afterPending(ch -> StreamEnds.writeLast(ch, Frames.json(error)));
             } else {
-                channel.writeAndFlush(Frames.json(error)).addListener(f -> closeStream(channel));
+                StreamEnds.writeLast(channel, Frames.json(error));
             }
         } else {
             closeStream(channel);
@@ -516,16 +516,16 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Ends this stream from our side (FIN after what was written) and keeps reading, discarding
-     * whatever the client still sends, until its side ends too; Netty then closes the stream and QUIC
-     * releases it. Closing the channel here instead (as this used to) stops Netty reading it, so the
+     * Ends this stream from our side (FIN after what was written; {@link StreamEnds} says why a FIN is
+     * attached to the last reply wherever there is one) and keeps reading, discarding whatever the
+     * client still sends, until its side ends too; Netty then closes the stream and QUIC releases it. Closing the channel here instead (as this used to) stops Netty reading it, so the
      * client's FIN is never consumed and the stream, with one of the connection's stream credits, is
      * never released before the connection closes. STOP_SENDING is not used: quiche then discards
      * the client's end unseen, and Netty keeps every such stream until the connection closes.
      */
     private static void closeStream(QuicStreamChannel ch) {
-        if (ch.isActive() && ch.type() == QuicStreamType.BIDIRECTIONAL && !ch.isOutputShutdown()) {
-            ch.shutdownOutput();
+        if (ch.type() == QuicStreamType.BIDIRECTIONAL) {
+            StreamEnds.finish(ch);
         }
     }
 

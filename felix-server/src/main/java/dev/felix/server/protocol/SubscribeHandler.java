@@ -13,6 +13,7 @@ import dev.felix.core.stream.Subscription;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.CursorErrorReason;
 import dev.felix.wire.Message;
+import dev.felix.transport.StreamEnds;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
 import java.util.ArrayList;
@@ -150,8 +151,7 @@ final class SubscribeHandler {
                     if (Capabilities.has(negotiated, Capabilities.SHARDS)) {
                         shardList = subscriptions.stream().map(Subscription::shard).toList();
                     }
-                    control.writeAndFlush(Frames.json(new Message.Subscribed(subscriptionId, shardList)))
-                            .addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+                    StreamEnds.writeLast(control, Frames.json(new Message.Subscribed(subscriptionId, shardList)));
                     writers.forEach(SubscriptionWriter::start);
                     if (Capabilities.has(negotiated, Capabilities.SUBSCRIPTION_LIFELINE)) {
                         // The client ends its side of the subscribe stream to unsubscribe.
@@ -174,7 +174,7 @@ final class SubscribeHandler {
             reply = Frames.error(error, null, negotiated);
         }
         if (control.isActive()) {
-            control.writeAndFlush(Frames.json(reply)).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+            StreamEnds.writeLast(control, Frames.json(reply));
         }
     }
 

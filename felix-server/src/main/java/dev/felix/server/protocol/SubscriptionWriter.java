@@ -9,6 +9,7 @@ import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
+import dev.felix.transport.StreamEnds;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.quic.QuicStreamChannel;
@@ -164,7 +165,6 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
         subscription.close();
         context.subscriptions.remove(this);
         connection.removed(this);
-        channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
-                .addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+        StreamEnds.finish(channel); // the last batch went out earlier: nothing to attach the FIN to
     }
 }

@@ -3,6 +3,7 @@ package dev.felix.server.protocol;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
+import dev.felix.core.QueueLimits;
 import dev.felix.core.cache.Cache;
 import dev.felix.core.cache.CacheEntry;
 import dev.felix.core.cache.CacheWatch;
@@ -12,6 +13,7 @@ import dev.felix.core.cache.WatchEnded;
 import dev.felix.core.cache.WatchItem;
 import dev.felix.core.cache.WatchListener;
 import dev.felix.wire.Message;
+import dev.felix.transport.StreamEnds;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.quic.QuicStreamChannel;
@@ -58,8 +60,18 @@ final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchLis
             refuse(e.error());
             return;
         }
+        QueueLimits limits = cache.config().watcherQueue();
+        if (request.queueEvents() != null) {
+            // A watcher may ask for a smaller queue (cache_watch.queue_events), never a larger one.
+            long asked = Integer.toUnsignedLong(request.queueEvents());
+            if (asked == 0) {
+                refuse(FelixError.of(ErrorCode.BAD_REQUEST, "queue_events must be positive"));
+                return;
+            }
+            limits = new QueueLimits((int) Math.min(asked, limits.events()), limits.bytes());
+        }
         channel.pipeline().addLast(this); // for writability changes
-        cache.watch(request.prefix(), request.fromOffset(), this).whenComplete((w, e) ->
+        cache.watch(request.prefix(), request.fromOffset(), null, limits, this).whenComplete((w, e) ->
                 channel.eventLoop().execute(() -> started(w, e)));
     }
 
@@ -115,8 +127,8 @@ final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchLis
                     case CURSOR_TOO_OLD -> ErrorCode.CURSOR_TOO_OLD.code(); // resume offset gone: snapshot again
                     default -> Message.WatchEnded.REASON_ERROR;
                 };
-                channel.writeAndFlush(Frames.json(new Message.WatchEnded(ended.resumeFrom(), reason,
-                        ended.reason().message()))).addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+                StreamEnds.writeLast(channel, Frames.json(new Message.WatchEnded(ended.resumeFrom(), reason,
+                        ended.reason().message())));
                 return;
             }
         }
@@ -146,8 +158,7 @@ final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchLis
     private void refuse(FelixError error) {
         context.metrics.error(error.code());
         closed = true;
-        channel.writeAndFlush(Frames.json(Frames.error(error, null, negotiated)))
-                .addListener(QuicStreamChannel.SHUTDOWN_OUTPUT);
+        StreamEnds.writeLast(channel, Frames.json(Frames.error(error, null, negotiated)));
     }
 
     /** Stops the watch; idempotent. */

@@ -14,6 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.ChannelInputShutdownReadComplete;
+import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -114,6 +115,17 @@ final class RawStream extends ChannelInboundHandlerAdapter {
     /** Writes the frame of {@code message}. */
     ChannelFuture send(Message message) {
         return send(WireCodec.encodeFrame(message));
+    }
+
+    /**
+     * Writes the frame of {@code message} with our FIN in the same STREAM frame. A bare FIN sent after the
+     * data has gone out is not retransmitted by quiche when its packet is lost (see
+     * {@code dev.felix.transport.StreamEnds}), so tests that need the broker to see our end for certain
+     * attach it to the last request, as the SDK does wherever it can.
+     */
+    ChannelFuture sendLast(Message message) {
+        return channel.writeAndFlush(new DefaultQuicStreamFrame(
+                Unpooled.wrappedBuffer(WireCodec.encodeFrame(message)), true));
     }
 
     /** Ends our side cleanly (FIN). */
