@@ -3,7 +3,7 @@ package dev.felix.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code felix} command: run a broker, publish, subscribe, manage streams, benchmark. */
+/** The {@code felix} command: run a broker, publish, subscribe, manage streams and caches, benchmark, demo. */
 @Command(name = "felix",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             LogCommand.class,
             CacheCommand.class,
             BenchCommand.class,
+            DemoCommand.class,
             CommandLine.HelpCommand.class
         })
 public final class FelixCommand implements Runnable {

@@ -460,8 +460,11 @@ public final class Cache {
         return watch(prefix, fromOffset, incarnation, config.watcherQueue(), listener);
     }
 
-    /** As the public watch, with this watch's own queue limits instead of the cache's. */
-    CompletableFuture<CacheWatch> watch(String prefix, Long fromOffset, Long incarnation, QueueLimits limits,
+    /**
+     * As {@link #watch(String, Long, Long, WatchListener)}, with this watch's own queue limits instead of the
+     * cache's {@link CacheConfig#watcherQueue()} (a watcher that asked for a smaller queue).
+     */
+    public CompletableFuture<CacheWatch> watch(String prefix, Long fromOffset, Long incarnation, QueueLimits limits,
             WatchListener listener) {
         if (listener == null) {
             return CompletableFuture.failedFuture(

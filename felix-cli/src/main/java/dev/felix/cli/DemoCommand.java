@@ -1,0 +1,71 @@
+package dev.felix.cli;
+
+import dev.felix.demos.divergence.StateDivergenceDemo;
+import dev.felix.demos.slowconsumer.SlowConsumerDemo;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Unmatched;
+
+/**
+ * {@code felix demo ...}: the two flagship demos, each on its own in-process broker. Each demo parses
+ * its own flags (upstream's, plus ours), prints its report, and exits 0 only if every mode kept its
+ * promise (1 otherwise, 2 for a usage error). The flags are passed through untouched, so
+ * {@code felix demo state-divergence --help} prints the demo's own usage.
+ */
+@Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = {"Runnable demos that check their own outcome, each on an in-process broker.",
+            "Each prints a final table and, last, a RESULT line; it exits 0 only if every",
+            "mode or policy kept its promise (1 if not, 2 for a usage error).",
+            "Flags of each: felix demo NAME --help"},
+        subcommands = {DemoCommand.StateDivergence.class, DemoCommand.SlowConsumer.class})
+final class DemoCommand implements Runnable {
+
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+
+    @Command(name = "state-divergence",
+            description = "Local copies of a keyspace while a consumer stalls: lossy, lossless, durable, watch.")
+    static final class StateDivergence implements Callable<Integer> {
+        @Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            quietBrokerLogs();
+            return StateDivergenceDemo.run(args.toArray(String[]::new), System.out, System.err);
+        }
+    }
+
+    @Command(name = "slow-consumer",
+            description = "One stalled subscriber under drop_new, block and catch_up, side by side.")
+    static final class SlowConsumer implements Callable<Integer> {
+        @Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            quietBrokerLogs();
+            return SlowConsumerDemo.run(args.toArray(String[]::new), System.out, System.err);
+        }
+    }
+
+    /**
+     * The demos start and stop a broker per run; at the CLI's default log level that is a page of
+     * start-up lines on stderr between the demo's own output (and through the live view). Unless
+     * FELIX_LOG_LEVEL asks otherwise, only warnings are logged.
+     */
+    private static void quietBrokerLogs() {
+        if (System.getenv("FELIX_LOG_LEVEL") == null
+                && LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME) instanceof ch.qos.logback.classic.Logger root) {
+            root.setLevel(ch.qos.logback.classic.Level.WARN);
+        }
+    }
+}

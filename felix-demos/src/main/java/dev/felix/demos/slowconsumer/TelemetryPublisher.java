@@ -1,0 +1,125 @@
+package dev.felix.demos.slowconsumer;
+
+import dev.felix.client.FelixClientException;
+import dev.felix.client.Publisher;
+import dev.felix.demos.common.Pacer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Publishes telemetry at the target rate, unacknowledged. Missed ticks are skipped: a publisher held
+ * back by backpressure loses throughput, which is exactly what the demo measures.
+ *
+ * <p>Each tick's messages (each with its own sequence number and timestamp) go out as one
+ * unacknowledged batch, and the publisher waits until it is written before the next tick, so
+ * transport backpressure reaches it within one tick. Upstream publishes them one call each; in this
+ * SDK every {@code send} is its own frame, event-loop task and QUIC packet, and at 20,000/s on two
+ * cores that overhead alone starves the subscribers (see docs/demos.md).
+ */
+final class TelemetryPublisher {
+
+    /** Subscribers' head start before the first message (upstream: 300 ms). */
+    static final long HEAD_START_MILLIS = 300;
+
+    private final Publisher publisher;
+    private final int payloadBytes;
+    private final Pacer pacer;
+    private final Thread thread;
+    private volatile boolean stop;
+    private volatile boolean abandon;
+    private volatile long published;
+    private volatile long errors;
+    /** Time spent waiting for writes to complete: how long backpressure held the publisher. */
+    private volatile long waitedNanos;
+    /** Sequence number of the next message; advanced only by messages that were written. */
+    private long seq;
+
+    TelemetryPublisher(Publisher publisher, long rate, int payloadBytes) {
+        this.publisher = publisher;
+        this.payloadBytes = payloadBytes;
+        this.pacer = new Pacer(rate, Pacer.Missed.SKIP);
+        this.thread = new Thread(this::loop, "demo-publisher");
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    long published() {
+        return published;
+    }
+
+    long errors() {
+        return errors;
+    }
+
+    /** Nanoseconds spent so far waiting for writes to complete. */
+    long waitedNanos() {
+        return waitedNanos;
+    }
+
+    /** Stops and waits up to {@code timeout}; a publisher still stuck after that gives up its writes. */
+    void stopAndJoin(Duration timeout) throws InterruptedException {
+        stop = true;
+        thread.join(timeout.toMillis());
+        abandon = true;
+        thread.join(1000);
+    }
+
+    private void loop() {
+        try {
+            TimeUnit.MILLISECONDS.sleep(HEAD_START_MILLIS); // the demo's schedule, not a wait for a condition
+        } catch (InterruptedException e) {
+            return;
+        }
+        List<byte[]> batch = new ArrayList<>();
+        while (!stop) {
+            int n = pacer.awaitTick(() -> stop);
+            if (n < 0) {
+                break;
+            }
+            batch.clear();
+            long now = TelemetryPayload.now();
+            for (int i = 0; i < n; i++) {
+                batch.add(new TelemetryPayload(seq + i, now).encode(payloadBytes));
+            }
+            boolean ok;
+            long before = System.nanoTime();
+            try {
+                ok = await(publisher.sendBatch(List.copyOf(batch)));
+            } catch (FelixClientException e) {
+                ok = false;
+            }
+            waitedNanos += System.nanoTime() - before;
+            if (ok) {
+                seq += n;
+                published += n;
+            } else {
+                errors += n;
+            }
+        }
+    }
+
+    private boolean await(CompletableFuture<Void> f) {
+        while (!abandon) {
+            try {
+                f.get(100, TimeUnit.MILLISECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                // still held back by backpressure
+            } catch (ExecutionException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return false;
+    }
+}
