@@ -1,0 +1,100 @@
+package dev.felix.bench.workload;
+
+import dev.felix.bench.common.Progress;
+import dev.felix.bench.system.Target;
+import dev.felix.bench.system.TargetFactory;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs a workload over cells and systems: each run on a freshly started system (new broker, new
+ * connections), runs of different systems interleaved (A, B, C, A, B, C, ...) so that a noisy spell on
+ * the shared machine hits every system alike rather than one of them.
+ */
+public final class Suite {
+
+    private static final AtomicInteger TOPICS = new AtomicInteger();
+
+    private Suite() {
+    }
+
+    /** Result of a suite: per system and cell, every run; and the systems that could not run, with why. */
+    public record Outcome(Workload workload, List<String> targets, Map<String, String> skipped,
+            List<CellSummary> cells) {
+
+        public boolean ok() {
+            return cells.stream().allMatch(CellSummary::ok);
+        }
+
+        public CellSummary find(String target, Cell cell) {
+            return cells.stream().filter(c -> c.target().equals(target) && c.cell().equals(cell)).findFirst()
+                    .orElse(null);
+        }
+    }
+
+    /**
+     * @param runs     fresh runs per system and cell
+     * @param progress where progress bars go (stderr)
+     */
+    public static Outcome run(Workload workload, List<TargetFactory> factories, List<Cell> cells, int runs,
+            PrintStream progress) {
+        List<TargetFactory> available = new ArrayList<>();
+        Map<String, String> skipped = new LinkedHashMap<>();
+        for (TargetFactory f : factories) {
+            String why = f.unavailable();
+            if (why == null) {
+                available.add(f);
+            } else {
+                skipped.put(f.name(), why);
+                progress.println("skipping " + f.name() + ": " + why);
+            }
+        }
+        Workload warm = workload.warmupVariant();
+        if (warm != null && !cells.isEmpty()) {
+            for (TargetFactory f : available) {
+                // Unmeasured: compiles this JVM's hot paths (Felix's broker and every client) before timing.
+                RunResult r = runOnce(warm, f, cells.get(0), new Progress(progress,
+                        String.format("%-10s %-8s warm-up", workload.name(), f.name()), 100));
+                if (!r.ok()) {
+                    progress.println("warm-up run of " + f.name() + " failed: "
+                            + (r.failure() != null ? r.failure() : r.sequence()));
+                }
+            }
+        }
+        Map<String, CellSummary> byKey = new LinkedHashMap<>();
+        for (Cell cell : cells) {
+            for (TargetFactory f : available) {
+                byKey.put(f.name() + "|" + cell, new CellSummary(f.name(), cell, new ArrayList<>()));
+            }
+            for (int run = 1; run <= runs; run++) {
+                for (TargetFactory f : available) {
+                    String label = String.format("%-10s %-9s payload=%-5d fanout=%-3d run %d/%d", workload.name(),
+                            f.name(), cell.payload(), cell.fanout(), run, runs);
+                    RunResult r = runOnce(workload, f, cell, new Progress(progress, label, 100));
+                    if (!r.ok()) {
+                        progress.println(label + " FAILED: " + (r.failure() != null ? r.failure() : r.sequence()));
+                    }
+                    byKey.get(f.name() + "|" + cell).runs().add(r);
+                }
+            }
+        }
+        return new Outcome(workload, available.stream().map(TargetFactory::name).toList(), skipped,
+                List.copyOf(byKey.values()));
+    }
+
+    /** One run on a freshly started system; any exception becomes a failed run, never an aborted suite. */
+    static RunResult runOnce(Workload workload, TargetFactory factory, Cell cell, Progress progress) {
+        String topic = "bench-" + TOPICS.incrementAndGet();
+        try (Target target = factory.start()) {
+            return workload.run(target, cell, topic, progress);
+        } catch (Exception | AssertionError e) {
+            return RunResult.failed(e.getClass().getSimpleName() + ": " + e.getMessage());
+        } finally {
+            System.gc(); // start the next run with an empty young generation rather than mid-cycle
+        }
+    }
+}
