@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -146,7 +147,7 @@ final class GroupCommit {
         }
         // A pass may have raised durableOffset and drained waiters just before we registered.
         if (upto <= durableOffset) {
-            metrics.groupCommitLate(completeWaiters());
+            completeWaiters(metrics::groupCommitLate);
         } else if (failure != null) {
             failAll(failure);
         } else if (closed) {
@@ -281,8 +282,7 @@ final class GroupCommit {
             failAll(f);
             return;
         }
-        final int served = completeWaiters();
-        metrics.groupCommit(served);
+        final int served = completeWaiters(metrics::groupCommit);
         if (forced || served > 0) {
             final int peak = peakFanIn;
             peakFanIn = Math.max(served, peak - (peak + PEAK_DECAY - 1) / PEAK_DECAY);
@@ -413,7 +413,11 @@ final class GroupCommit {
         }
     }
 
-    private int completeWaiters() {
+    /**
+     * Completes the waiters the durable offset now covers, after telling {@code record} how many: counted
+     * before any future completes, so a caller that saw its flush complete also sees it in the metrics.
+     */
+    private int completeWaiters(final IntConsumer record) {
         final long d = durableOffset;
         List<Waiter> done = null;
         waitersLock.lock();
@@ -428,8 +432,10 @@ final class GroupCommit {
             waitersLock.unlock();
         }
         if (done == null) {
+            record.accept(0);
             return 0;
         }
+        record.accept(done.size());
         for (final Waiter w : done) {
             w.future.complete(null);
         }
