@@ -22,7 +22,8 @@ import java.time.Duration;
  * @param maxUdpPayloadBytes     largest UDP datagram we send or accept; 0 = automatic:
  *                               {@value #LOOPBACK_UDP_PAYLOAD} towards a loopback peer,
  *                               {@value #DEFAULT_MAX_UDP_PAYLOAD} otherwise
- * @param ioThreads              event-loop threads for this endpoint (0 = one per core)
+ * @param ioThreads              event-loop threads for an endpoint that owns its runtime (0 means 1: a QUIC
+ *                               endpoint is one UDP socket, which one event loop serves)
  */
 public record TransportConfig(
         long connectionWindowBytes,
