@@ -1,14 +1,12 @@
 package dev.felix.demos.divergence;
 
 import dev.felix.client.FelixClientException;
+import dev.felix.demos.common.BackpressureWait;
 import dev.felix.demos.common.Pacer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -95,19 +93,6 @@ final class DivergencePublisher {
     }
 
     private boolean await(CompletableFuture<Void> f) {
-        while (!abandon) {
-            try {
-                f.get(100, TimeUnit.MILLISECONDS);
-                return true;
-            } catch (TimeoutException e) {
-                // still blocked by backpressure: keep waiting unless the run gave up on us
-            } catch (ExecutionException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
+        return BackpressureWait.await(f, () -> abandon);
     }
 }

@@ -2,14 +2,13 @@ package dev.felix.demos.slowconsumer;
 
 import dev.felix.client.FelixClientException;
 import dev.felix.client.Publisher;
+import dev.felix.demos.common.BackpressureWait;
 import dev.felix.demos.common.Pacer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Publishes telemetry at the target rate, unacknowledged. Missed ticks are skipped: a publisher held
@@ -107,19 +106,6 @@ final class TelemetryPublisher {
     }
 
     private boolean await(CompletableFuture<Void> f) {
-        while (!abandon) {
-            try {
-                f.get(100, TimeUnit.MILLISECONDS);
-                return true;
-            } catch (TimeoutException e) {
-                // still held back by backpressure
-            } catch (ExecutionException e) {
-                return false;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false;
-            }
-        }
-        return false;
+        return BackpressureWait.await(f, () -> abandon);
     }
 }
