@@ -4,24 +4,22 @@ import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
 import dev.felix.core.QueueLimits;
-import dev.felix.storage.AppendResult;
-import dev.felix.storage.StorageException;
+import dev.felix.core.writer.CommitGate;
+import dev.felix.core.writer.HistoryRead;
+import dev.felix.core.writer.LogWriter;
+import dev.felix.core.writer.WriterInbox;
+import dev.felix.core.writer.WriterLoop;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,45 +31,32 @@ import org.slf4j.LoggerFactory;
  * <p><b>Thread-safety:</b> every public method is thread-safe. Futures complete on the cache's writer
  * thread: attach anything slow with the {@code *Async} variants.
  *
- * <h2>Concurrency: a single writer</h2>
- * All mutable state (entries, LRU order, expiry index, change offsets, change ring, watchers, the log) is
- * owned by the cache's <em>writer</em>: a task on a shared executor that never runs on two threads at once and
- * is rescheduled whenever work arrives (as {@code stream.Shard}). Other threads only enqueue: mutations into
- * the bounded writer queue ({@link CacheConfig#writerQueue()}; full = {@code overloaded}), everything else
- * as control tasks. Reads ({@link #get}) take no lock: they look the key up in the published view (a
- * {@code ConcurrentHashMap} only the writer mutates) and record the access in a lossy buffer the writer
- * drains to keep its LRU order.
+ * <h2>Structure</h2>
+ * The cache is three parts around one single writer ({@link WriterLoop}): its {@link CacheStore} (entries,
+ * TTL, LRU: decides every change), its {@link LogWriter} (offsets, log append, commit gate — the same
+ * sequencer a durable shard uses) and its {@link WatchFanout} (watches). Other threads only enqueue:
+ * mutations into the bounded writer queue ({@link CacheConfig#writerQueue()}; full = {@code overloaded}),
+ * everything else as writer tasks. Reads ({@link #get}) take no lock: they look the key up in the
+ * published view and record the access in a lossy buffer the writer drains to keep its LRU order.
  *
- * <h2>Offsets</h2>
- * Every change — put, delete, expiry, eviction — gets the next offset of the cache's change sequence,
- * from 0, contiguous, assigned by the writer. A change is <em>visible</em> (to reads and watches) once it is
- * applied; a log cache makes a batch visible after appending it, or after its fsync under {@code on_commit},
- * so nobody ever sees a change that a crash could take back (under {@code on_commit}). Offsets belong to an
- * {@linkplain #incarnation() incarnation}: a memory cache starts a new one whenever it is created; a log cache
- * keeps its incarnation across restarts unless an unclean stop under a lossy fsync policy may have lost
- * visible changes (see {@link CacheMeta}).
- *
- * <h2>TTL, capacity</h2>
- * Expiry times are absolute (epoch ms from the injected {@link Clock}) so they survive a restart. An expired
- * entry reads as absent at once (lazy expiry) and the reader asks the writer to remove it; the writer also
- * removes expired entries when {@link #sweep()} runs (the owner calls it periodically; {@link Caches} does
- * so on its timer), before evicting anything, and when a delete finds the key expired. Each removal is an
- * {@link Change.Op#EXPIRE} change. Beyond {@link CacheConfig#maxEntries()} the least recently used entry
- * (reads and writes count as use) is evicted as an {@link Change.Op#EVICT} change. Trade-off: accesses are
- * recorded through a lossy buffer, so under very heavy read load a few accesses may be missed and the
- * eviction order is then approximately, not exactly, LRU.
+ * <h2>Path of a put</h2>
+ * The writer applies queued mutations to the store, which stages each decided change (put, and any
+ * eviction it causes) into the batch being formed; at the end of the pass the batch goes to the
+ * {@link LogWriter}: appended (log cache) and, once the {@link CommitGate} passes (its fsync under
+ * {@code on_commit}; at once otherwise), made visible — the view, the change ring, every live watch — and
+ * acknowledged, in offset order. So nobody ever sees a change a crash could take back (under
+ * {@code on_commit}). Offsets belong to an {@linkplain #incarnation() incarnation}: a memory cache starts a
+ * new one whenever it is created; a log cache keeps its incarnation across restarts unless an unclean stop
+ * under a lossy fsync policy may have lost visible changes (see {@link CacheMeta}).
  *
  * <h2>Watch</h2>
  * See {@link #watch(String, Long, Long, WatchListener)}. Without a resume offset the watcher gets a snapshot
- * at the visible offset N (taken on the writer thread, so it is exactly the state after the changes below
- * N), then every change from N on. With an offset M it gets exactly the changes from M on, replayed from the
- * change ring (memory cache) or the log (log cache) at the pace its queue allows, then live. A live watcher
- * whose queue is full is <em>ended</em> with {@link WatchEnded#resumeFrom()} = the first change it did not
- * get; the writer never blocks on a watcher and never drops a change silently.
+ * at the committed offset N (taken on the writer, so it is exactly the state after the changes below N),
+ * then every change from N on. With an offset M it gets exactly the changes from M on, replayed from the
+ * change ring (memory cache) or the log (log cache) at the pace its queue allows, then live.
  *
  * <h2>Log backing</h2>
- * See {@link CacheLog}: every change is a log record at the same offset; puts and deletes are acknowledged
- * after their append (and, under {@code on_commit}, its fsync); every
+ * See {@link CacheLog}: every change is a log record at the same offset; every
  * {@link CacheConfig#snapshotEveryChanges()} changes a snapshot of the visible state is written on the I/O
  * executor and the log is trimmed. The log is opened and replayed lazily, on first use ({@link #load()}). A
  * storage failure fails the affected operations, ends every watch (resumable) and unloads the cache; the next
@@ -88,26 +73,13 @@ public final class Cache {
 
     /** Mutations one writer run handles before yielding its thread to other caches. */
     static final int MAX_MUTATIONS_PER_RUN = 4096;
-    /** Records of one log append. */
+    /** Changes of one log batch at most. */
     static final int MAX_APPEND_RECORDS = 1024;
-    /** Payload bytes after which a log batch is appended. */
+    /** Change bytes after which a log batch is appended. */
     static final long MAX_APPEND_BYTES = 1L << 20;
-    /** {@code on_commit}: appended batches waiting for their fsync before the writer stops appending. */
+    /** Appended batches waiting at the commit gate before the writer stops taking mutations. */
     static final int MAX_FLUSH_BACKLOG = 64;
-    /** Expired entries one sweep pass removes before yielding. */
-    static final int EXPIRE_PER_PASS = 1024;
-    /** Changes a replaying watcher is given (or skips) per writer turn before yielding. */
-    static final int REPLAY_PER_RUN = 4096;
-    /** Records one log read may return for a replaying watcher. */
-    static final int LOG_READ_MAX_RECORDS = 4096;
-    /** Payload bytes one log read may return for a replaying watcher. */
-    static final long LOG_READ_MAX_BYTES = 4L << 20;
 
-    /** Bytes the log adds to each record (its record header). */
-    static final int RECORD_OVERHEAD = 28;
-
-    private static final int IDLE = 0;
-    private static final int SCHEDULED = 1;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /** What an inbox item asks for. */
@@ -126,8 +98,8 @@ public final class Cache {
     private record Ack(CompletableFuture<Long> future, long value) {
     }
 
-    /** Staged changes of a log cache: appended together, made visible together. */
-    private static final class Batch {
+    /** Staged changes: appended together, committed together. */
+    static final class Batch {
         final ArrayList<Change> changes = new ArrayList<>();
         final ArrayList<EntryTable.Node> nodes = new ArrayList<>();
         final ArrayList<Ack> acks = new ArrayList<>();
@@ -136,40 +108,35 @@ public final class Cache {
         boolean isEmpty() {
             return changes.isEmpty();
         }
-
-        long end() {
-            return changes.get(changes.size() - 1).offset() + 1;
-        }
     }
 
     /** Everything that exists while the cache is loaded; replaced wholesale by a reload. Writer-owned. */
-    private static final class State {
-        final EntryTable table;
+    static final class State {
+        final CacheStore store;
         final ChangeRing ring;
-        /** Offset the next staged change gets. */
-        long next;
-        /** Every change below it is visible. */
-        long visible;
+        private final LogWriter<Batch> writer;
         long lastSnapshot;
         boolean dead;
         Batch batch = new Batch();
-        final ArrayDeque<Batch> awaitingFlush = new ArrayDeque<>();
         /** The snapshot being written, or null. */
         CompletableFuture<Void> compaction;
         final List<CompletableFuture<Long>> compactWaiters = new ArrayList<>();
 
-        State(EntryTable table, ChangeRing ring, long next) {
-            this.table = table;
+        State(CacheStore store, ChangeRing ring, LogWriter<Batch> writer) {
+            this.store = store;
             this.ring = ring;
-            this.next = next;
-            this.visible = next;
+            this.writer = writer;
+        }
+
+        /** Every change below this is committed and visible. */
+        long visible() {
+            return writer.committed();
         }
     }
 
     private final CacheName name;
     private final String label;
     private final CacheConfig config;
-    private final Executor executor;
     private final Executor io;
     private final Clock clock;
     /** Null for a memory cache. */
@@ -177,13 +144,10 @@ public final class Cache {
     private final boolean onCommit;
     private final LongSupplier watchIds;
     private final CacheMetrics metrics = new CacheMetrics();
-
-    // Multi-producer side.
-    private final ConcurrentLinkedQueue<Mutation> inbox = new ConcurrentLinkedQueue<>();
-    private final AtomicLong inboxEvents = new AtomicLong();
-    private final AtomicLong inboxBytes = new AtomicLong();
-    private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger runState = new AtomicInteger(IDLE);
+    private final WriterLoop loop;
+    private final WriterInbox<Mutation> inbox;
+    private final LogWriter<Batch> writer;
+    private final WatchFanout watches;
     private final ReadBuffer reads = new ReadBuffer();
     private final AtomicBoolean drainQueued = new AtomicBoolean();
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -195,15 +159,11 @@ public final class Cache {
     private volatile long incarnation;
     private volatile long publishedNext = -1;
     private volatile long publishedOldest = -1;
-    private volatile int publishedWatchers;
     /** Earliest expiry among entries, so a periodic sweep of an idle cache costs one comparison. */
     private volatile long nextExpiry = CacheEntry.NEVER;
     private volatile boolean backlogFull;
-    /** The thread running the writer right now, so a read from a writer callback does not wait on itself. */
-    private volatile Thread writerThread;
 
     // Writer-owned.
-    private final ArrayList<Watcher> watchers = new ArrayList<>();
     private FelixError loadFailure;
     private boolean incarnationKnown;
     private boolean shutDown;
@@ -226,16 +186,31 @@ public final class Cache {
         this.config = config;
         this.storage = storage;
         this.onCommit = storage != null && config.fsync() == dev.felix.core.StreamConfig.Fsync.ON_COMMIT;
-        this.executor = executor;
         this.io = io;
         this.clock = clock;
         this.watchIds = watchIds;
+        this.loop = new WriterLoop("cache " + label, executor, false);
+        this.inbox = new WriterInbox<>(config.writerQueue(), new WriterInbox.Weigher<>() {
+            @Override
+            public int events(Mutation m) {
+                return m.kind == Kind.BARRIER ? 0 : 1;
+            }
+
+            @Override
+            public long bytes(Mutation m) {
+                return m.bytes;
+            }
+        });
+        this.writer = new LogWriter<>("cache " + label, loop, new Committed(), MAX_FLUSH_BACKLOG,
+                storage == null ? () -> 0L : storage::nowMicros);
+        this.watches = new WatchFanout(this, label, metrics);
+        loop.start(new Passes());
         if (storage == null) {
             // A memory cache has nothing to load: it exists from here on, in a fresh incarnation.
-            State s = new State(new EntryTable(false), newRing(0), 0);
+            writer.reset(null, 0, CommitGate.immediate());
             this.incarnation = newIncarnation();
             this.incarnationKnown = true;
-            this.state = s;
+            this.state = newState(0);
             this.publishedNext = 0;
             this.publishedOldest = 0;
         }
@@ -265,10 +240,10 @@ public final class Cache {
     public CacheInfo info() {
         State s = state;
         if (s == null) {
-            return new CacheInfo(false, -1, -1, -1, incarnation, publishedWatchers);
+            return new CacheInfo(false, -1, -1, -1, incarnation, watches.count());
         }
-        return new CacheInfo(true, publishedOldest, publishedNext, s.table.view.size(), incarnation,
-                publishedWatchers);
+        return new CacheInfo(true, publishedOldest, publishedNext, s.store.visibleSize(), incarnation,
+                watches.count());
     }
 
     /**
@@ -282,8 +257,8 @@ public final class Cache {
         if (closing) {
             barrier.completeExceptionally(closedError().toException());
         } else {
-            inbox.add(new Mutation(Kind.BARRIER, null, null, 0, barrier, 0));
-            schedule();
+            inbox.offer(new Mutation(Kind.BARRIER, null, null, 0, barrier, 0)); // weighs nothing: always taken
+            loop.schedule();
         }
         return barrier.thenApply(v -> info());
     }
@@ -363,7 +338,7 @@ public final class Cache {
         if (s == null) {
             s = awaitLoaded();
         }
-        EntryTable.Node n = s.table.view.get(key);
+        EntryTable.Node n = s.store.read(key);
         if (n == null) {
             metrics.misses.increment();
             return Optional.empty();
@@ -387,7 +362,7 @@ public final class Cache {
      */
     public CompletableFuture<Long> sweep() {
         CompletableFuture<Long> result = new CompletableFuture<>();
-        post(() -> sweepPass(result, 0));
+        loop.post(() -> sweepPass(result, 0));
         return result;
     }
 
@@ -403,7 +378,7 @@ public final class Cache {
                     + " is a memory cache: it keeps no log to compact").toException());
             return result;
         }
-        post(() -> {
+        loop.post(() -> {
             if (!ensureLoaded()) {
                 result.completeExceptionally(failureNow().toException());
                 return;
@@ -414,7 +389,7 @@ public final class Cache {
                 result.completeExceptionally(failureNow().toException());
                 return;
             }
-            if (s.compaction == null && s.visible == s.lastSnapshot) {
+            if (s.compaction == null && s.visible() == s.lastSnapshot) {
                 result.complete(s.lastSnapshot);
                 return;
             }
@@ -478,18 +453,21 @@ public final class Cache {
         String p = prefix == null || prefix.isEmpty() ? null : prefix;
         CompletableFuture<CacheWatch> result = new CompletableFuture<>();
         Watcher[] holder = new Watcher[1];
-        WatcherQueue queue = new WatcherQueue(limits, () -> post(() -> onSpace(holder[0])));
+        WatcherQueue queue = new WatcherQueue(limits, () -> loop.post(() -> watches.onSpace(state, holder[0])));
         Watcher w = new Watcher(watchIds.getAsLong(), p, listener, queue);
         holder[0] = w;
-        post(() -> register(w, fromOffset, incarnation, result));
+        loop.post(() -> {
+            if (!ensureLoaded()) {
+                result.completeExceptionally(failureNow().toException());
+                return;
+            }
+            watches.register(state, w, fromOffset, incarnation, this.incarnation, result);
+        });
         return result;
     }
 
     void unwatch(Watcher w) {
-        post(() -> {
-            detach(w);
-            w.queue.clear();
-        });
+        loop.post(() -> watches.remove(w));
     }
 
     // ------------------------------------------------------------------ lifecycle (any thread)
@@ -502,7 +480,7 @@ public final class Cache {
      */
     public CompletableFuture<Void> close() {
         closing = true;
-        post(() -> {
+        loop.post(() -> {
             CompletableFuture<Void> pendingSnapshot = null;
             try {
                 pendingSnapshot = shutdown();
@@ -549,118 +527,143 @@ public final class Cache {
         return storage == null ? null : storage.directory();
     }
 
-    // ------------------------------------------------------------------ writer scheduling
+    // ------------------------------------------------------------------ for WatchFanout (writer)
+
+    void post(Runnable task) {
+        loop.post(task);
+    }
+
+    boolean hasLog() {
+        return storage != null;
+    }
+
+    HistoryRead readHistory(long from, long until, int maxRecords, long maxBytes) {
+        return writer.readHistory(from, until, maxRecords, maxBytes);
+    }
+
+    /** Oldest change a watch may resume from. */
+    long oldest(State s) {
+        long ringOldest = s.ring.oldest(s.visible());
+        if (storage == null) {
+            return ringOldest;
+        }
+        long base = storage.baseOffset();
+        return base < 0 ? ringOldest : Math.min(ringOldest, base);
+    }
+
+    // ------------------------------------------------------------------ writer
 
     private CompletableFuture<Long> submit(Mutation m) {
         if (closing) {
             m.future.completeExceptionally(closedError().toException());
             return m.future;
         }
-        long events = inboxEvents.incrementAndGet();
-        long bytes = inboxBytes.addAndGet(m.bytes);
-        QueueLimits limits = config.writerQueue();
-        if (events != 1 && (events > limits.events() || bytes > limits.bytes())) {
-            inboxEvents.decrementAndGet();
-            inboxBytes.addAndGet(-m.bytes);
+        if (!inbox.offer(m)) {
             metrics.rejected.increment();
+            QueueLimits limits = config.writerQueue();
             m.future.completeExceptionally(FelixError.of(ErrorCode.OVERLOADED, "the writer queue of cache " + label
                     + " is full (" + limits.events() + " mutations / " + limits.bytes() + " bytes); retry later")
                     .toException());
             return m.future;
         }
-        inbox.add(m);
-        schedule();
+        loop.schedule();
         return m.future;
     }
 
-    private void post(Runnable task) {
-        control.add(task);
-        schedule();
-    }
-
-    private void schedule() {
-        if (!runState.compareAndSet(IDLE, SCHEDULED)) {
-            return;
-        }
-        try {
-            executor.execute(this::runLoop);
-        } catch (RejectedExecutionException e) {
-            // The owner stopped the executor (shutdown). This caller won the CAS and owns the writer: run the
-            // remaining work here so close still answers everything.
-            runLoop();
-        }
-    }
-
-    private void runLoop() {
-        while (true) {
-            writerThread = Thread.currentThread();
-            try {
-                runOnce();
-            } catch (Throwable t) {
-                LOG.error("cache {} writer failed; its watches are ended", label, t);
-                endAll(FelixError.of(ErrorCode.INTERNAL, "cache writer failed: " + t));
-            } finally {
-                writerThread = null;
+    /** The writer's passes: apply queued mutations, stage their changes, commit them in batches. */
+    private final class Passes implements WriterLoop.Work {
+        @Override
+        public void runOnce() {
+            State current = state;
+            if (current != null) {
+                commitBatch(current); // changes staged by the control tasks that ran before this pass
             }
-            runState.set(IDLE);
-            boolean work = !control.isEmpty() || (!inbox.isEmpty() && !backlogFull);
-            if (!work || !runState.compareAndSet(IDLE, SCHEDULED)) {
-                return;
-            }
-            try {
-                executor.execute(this::runLoop);
-                return;
-            } catch (RejectedExecutionException e) {
-                // shutting down: keep going on this thread
-            }
-        }
-    }
-
-    private void runOnce() {
-        runControlTasks();
-        int handled = 0;
-        while (handled < MAX_MUTATIONS_PER_RUN && !inbox.isEmpty()) {
-            if (!ensureLoaded()) {
-                failInbox(failureNow());
-                break;
+            int handled = 0;
+            while (handled < MAX_MUTATIONS_PER_RUN && !inbox.isEmpty()) {
+                if (!ensureLoaded()) {
+                    failInbox(failureNow());
+                    break;
+                }
+                State s = state;
+                if (writer.backlogFull()) {
+                    break; // a commit will run as a writer task and restart us
+                }
+                s.store.touchRecorded();
+                int n = 0;
+                Mutation m;
+                while (n < MAX_APPEND_RECORDS && s.batch.bytes < appendLimit() && !s.dead
+                        && (m = inbox.poll()) != null) {
+                    apply(s, m, clock.millis()); // per mutation: an ack may let the caller move a test clock
+                    n++;
+                }
+                handled += n;
+                commitBatch(s);
+                loop.runControlTasks();
+                if (state != null) {
+                    commitBatch(state);
+                }
             }
             State s = state;
-            if (s.awaitingFlush.size() >= MAX_FLUSH_BACKLOG) {
-                break; // flushed() will run as a control task and restart us
+            if (s != null) {
+                nextExpiry = s.store.nextExpiry();
             }
-            drainReads(s);
-            int n = 0;
-            Mutation m;
-            while (n < MAX_APPEND_RECORDS && s.batch.bytes < appendLimit() && !s.dead
-                    && (m = inbox.poll()) != null) {
-                if (m.kind != Kind.BARRIER) {
-                    inboxEvents.decrementAndGet();
-                    inboxBytes.addAndGet(-m.bytes);
-                }
-                apply(s, m, clock.millis()); // per mutation: an ack may let the caller move a test clock
-                n++;
-            }
-            handled += n;
-            commitBatch(s);
-            runControlTasks();
+            backlogFull = s != null && writer.backlogFull();
         }
-        State s = state;
-        if (s != null) {
-            EntryTable.Node first = s.table.firstToExpire();
-            nextExpiry = first == null ? CacheEntry.NEVER : first.expiresAt;
-            backlogFull = s.awaitingFlush.size() >= MAX_FLUSH_BACKLOG;
+
+        @Override
+        public boolean hasWork() {
+            return !inbox.isEmpty() && !backlogFull;
+        }
+
+        @Override
+        public void failed(Throwable cause) {
+            watches.endAll(FelixError.of(ErrorCode.INTERNAL, "cache writer failed: " + cause));
         }
     }
 
-    /** Runs control tasks, then appends whatever they staged (expiries). */
-    private void runControlTasks() {
-        Runnable task;
-        while ((task = control.poll()) != null) {
-            task.run();
+    /** The sequencer's verdicts, on the writer. */
+    private final class Committed implements LogWriter.Owner<Batch> {
+        @Override
+        public void visible(Batch b) {
+            State s = state;
+            for (int i = 0; i < b.changes.size(); i++) {
+                Change c = b.changes.get(i);
+                s.store.publish(c, b.nodes.get(i));
+                s.ring.add(c);
+                watches.fanout(c, config.watcherQueue());
+            }
+            // Before anyone hears of the batch, so info() never lags an acknowledgement.
+            publishedNext = s.visible();
+            publishedOldest = oldest(s);
+            backlogFull = writer.backlogFull();
+            if (storage != null && s.compaction == null
+                    && s.visible() - s.lastSnapshot >= config.snapshotEveryChanges()) {
+                startCompaction(s);
+            }
         }
-        State s = state;
-        if (s != null) {
-            commitBatch(s);
+
+        @Override
+        public void answer(Batch b, FelixError error) {
+            if (error == null) {
+                for (Ack a : b.acks) {
+                    a.future.complete(a.value);
+                }
+                return;
+            }
+            failAcks(b, error);
+            State s = state;
+            if (s != null && !s.dead) {
+                // The store already holds the batch's changes: it can no longer follow the log. Reload.
+                storageFailed(s, error);
+            }
+        }
+
+        @Override
+        public void failed(FelixError error) {
+            State s = state;
+            if (s != null && !s.dead) {
+                storageFailed(s, error);
+            }
         }
     }
 
@@ -674,8 +677,8 @@ public final class Cache {
         if (closing || loadFailure != null) {
             return false;
         }
-        EntryTable table = new EntryTable(true);
         CacheLog.Opened opened;
+        EntryTable table = new EntryTable(true);
         try {
             opened = storage.open(incarnationKnown ? incarnation : null, table);
         } catch (FelixException e) {
@@ -684,16 +687,30 @@ public final class Cache {
                     e.getMessage(), label);
             return false;
         }
+        writer.reset(storage.log(), opened.next(),
+                onCommit ? CommitGate.durable(storage.log()) : CommitGate.immediate());
+        State s = newState(opened.next(), table);
         incarnation = opened.incarnation();
         incarnationKnown = true;
-        State s = new State(table, newRing(opened.next()), opened.next());
         s.lastSnapshot = opened.snapshotOffset();
-        publishedNext = s.visible;
+        publishedNext = s.visible();
         publishedOldest = oldest(s);
         state = s;
-        EntryTable.Node first = table.firstToExpire();
-        nextExpiry = first == null ? CacheEntry.NEVER : first.expiresAt;
+        nextExpiry = s.store.nextExpiry();
         return true;
+    }
+
+    private State newState(long next) {
+        return newState(next, null);
+    }
+
+    private State newState(long next, EntryTable loaded) {
+        State[] holder = new State[1];
+        CacheStore store = new CacheStore(config, metrics, reads, (c, node) -> stage(holder[0], c, node), next,
+                loaded);
+        State s = new State(store, new ChangeRing(config.changeRingEvents(), config.changeRingBytes(), next), writer);
+        holder[0] = s;
+        return s;
     }
 
     /** Why the cache cannot serve right now. */
@@ -713,7 +730,7 @@ public final class Cache {
 
     /** A read found the cache unloaded: load it, waiting (or inline, on the writer thread). */
     private State awaitLoaded() throws FelixException {
-        if (Thread.currentThread() == writerThread) {
+        if (loop.inWriter()) {
             if (!ensureLoaded()) {
                 throw failureNow().toException();
             }
@@ -742,55 +759,15 @@ public final class Cache {
     // ------------------------------------------------------------------ writer: changes
 
     private void apply(State s, Mutation m, long now) {
-        if (m.kind == Kind.BARRIER) {
-            ack(s, m.future, 0);
-            return;
-        }
-        if (m.kind == Kind.PUT) {
-            long expiresAt = m.ttlMillis == 0 ? CacheEntry.NEVER : saturatedAdd(now, m.ttlMillis);
-            EntryTable.Node node = s.table.newNode(m.key, m.value, expiresAt);
-            long offset = emitPut(s, node);
-            metrics.puts.increment();
-            enforceCapacity(s, now, node);
-            ack(s, m.future, offset);
-            return;
-        }
-        EntryTable.Node old = s.table.lookup(m.key);
-        if (old == null) {
-            ack(s, m.future, NO_CHANGE);
-        } else if (old.expiredAt(now)) {
-            emitRemove(s, old, Change.Op.EXPIRE);
-            metrics.expirations.increment();
-            ack(s, m.future, NO_CHANGE);
-        } else {
-            long offset = emitRemove(s, old, Change.Op.DELETE);
-            metrics.deletes.increment();
-            ack(s, m.future, offset);
+        switch (m.kind) {
+            case BARRIER -> ack(s, m.future, 0);
+            case PUT -> ack(s, m.future, s.store.put(m.key, m.value, m.ttlMillis, now));
+            case DELETE -> ack(s, m.future, s.store.delete(m.key, now));
         }
     }
 
-    private long emitPut(State s, EntryTable.Node node) {
-        long offset = s.next++;
-        s.table.stagePut(node, offset);
-        stage(s, new Change(offset, node.key, Change.Op.PUT, node.value, node.expiresAt), node);
-        return offset;
-    }
-
-    private long emitRemove(State s, EntryTable.Node old, Change.Op op) {
-        long offset = s.next++;
-        s.table.stageRemove(old, offset);
-        stage(s, new Change(offset, old.key, op, null, CacheEntry.NEVER), null);
-        return offset;
-    }
-
-    /** A memory cache makes the change visible now; a log cache adds it to the batch being formed. */
-    private void stage(State s, Change c, EntryTable.Node node) {
-        if (storage == null) {
-            makeVisible(s, c, node);
-            publishedNext = s.visible;
-            publishedOldest = oldest(s);
-            return;
-        }
+    /** The store decided a change: it joins the batch being formed. */
+    private static void stage(State s, Change c, EntryTable.Node node) {
         s.batch.changes.add(c);
         s.batch.nodes.add(node);
         s.batch.bytes += ChangeRing.weight(c);
@@ -800,41 +777,11 @@ public final class Cache {
     private void ack(State s, CompletableFuture<Long> future, long value) {
         if (!s.batch.isEmpty()) {
             s.batch.acks.add(new Ack(future, value));
-        } else if (!s.awaitingFlush.isEmpty()) {
-            s.awaitingFlush.peekLast().acks.add(new Ack(future, value));
+        } else if (writer.hasPending()) {
+            writer.newestPending().acks.add(new Ack(future, value));
         } else {
             future.complete(value);
         }
-    }
-
-    /** Evicts least recently used entries while over capacity; {@code written} (just put) is never chosen. */
-    private void enforceCapacity(State s, long now, EntryTable.Node written) {
-        int max = config.maxEntries();
-        if (s.table.size() <= max) {
-            return;
-        }
-        expireDue(s, now, EXPIRE_PER_PASS); // expired entries go before anything live is evicted
-        if (s.table.size() <= max) {
-            return;
-        }
-        drainReads(s);
-        s.table.touch(written); // the write is its most recent use, whatever reads were recorded meanwhile
-        while (s.table.size() > max) {
-            emitRemove(s, s.table.eldest(), Change.Op.EVICT);
-            metrics.evictions.increment();
-        }
-    }
-
-    /** Removes up to {@code limit} expired entries, earliest first; returns how many. */
-    private int expireDue(State s, long now, int limit) {
-        int n = 0;
-        EntryTable.Node first;
-        while (n < limit && (first = s.table.firstToExpire()) != null && first.expiresAt <= now) {
-            emitRemove(s, first, Change.Op.EXPIRE);
-            metrics.expirations.increment();
-            n++;
-        }
-        return n;
     }
 
     private void sweepPass(CompletableFuture<Long> result, long sofar) {
@@ -843,9 +790,9 @@ public final class Cache {
             result.complete(sofar); // not loaded: nothing in memory to expire (a load sweeps lazily later)
             return;
         }
-        int n = expireDue(s, clock.millis(), EXPIRE_PER_PASS);
-        if (n == EXPIRE_PER_PASS) {
-            post(() -> sweepPass(result, sofar + n)); // more may be due: yield, then continue
+        int n = s.store.expireDue(clock.millis(), CacheStore.EXPIRE_PER_PASS);
+        if (n == CacheStore.EXPIRE_PER_PASS) {
+            loop.post(() -> sweepPass(result, sofar + n)); // more may be due: yield, then continue
             return;
         }
         ack(s, result, sofar + n);
@@ -856,141 +803,54 @@ public final class Cache {
             return;
         }
         n.expireRequested = true;
-        post(() -> {
+        loop.post(() -> {
             State s = state;
-            if (s != null && s.table.lookup(n.key) == n && n.expiredAt(clock.millis())) {
-                emitRemove(s, n, Change.Op.EXPIRE);
-                metrics.expirations.increment();
+            if (s != null) {
+                s.store.expireIfDue(n, clock.millis());
             }
         });
     }
 
     private void requestDrain() {
         if (drainQueued.compareAndSet(false, true)) {
-            post(() -> {
+            loop.post(() -> {
                 drainQueued.set(false);
                 State s = state;
                 if (s != null) {
-                    drainReads(s);
+                    s.store.touchRecorded();
                 }
             });
         }
     }
 
-    private void drainReads(State s) {
-        reads.drain(n -> {
-            // Accesses may name nodes already replaced, removed, or from before a reload: only live ones move.
-            if (s.table.lookup(n.key) == n) {
-                s.table.touch(n);
-            }
-        });
-    }
-
-    // ------------------------------------------------------------------ writer: log batches
-
-    /** Appends the batch being formed (log cache) and makes it visible, now or after its fsync. */
+    /** Hands the batch being formed to the sequencer (append; commit now or after the gate). */
     private void commitBatch(State s) {
         if (s.batch.isEmpty() || s.dead) {
             return;
         }
         Batch b = s.batch;
         s.batch = new Batch();
-        byte[][] payloads = new byte[b.changes.size()][];
-        for (int i = 0; i < payloads.length; i++) {
-            payloads[i] = ChangeCodec.encode(b.changes.get(i));
-        }
-        // One append per chunk of at most appendLimit() record bytes (the log refuses batches beyond a segment).
-        int from = 0;
-        while (from < payloads.length) {
-            int to = from;
-            long chunk = 0;
-            while (to < payloads.length && (to == from
-                    || chunk + RECORD_OVERHEAD + payloads[to].length <= appendLimit())) {
-                chunk += RECORD_OVERHEAD + payloads[to].length;
-                to++;
+        byte[][] records = null;
+        if (storage != null) {
+            records = new byte[b.changes.size()][];
+            for (int i = 0; i < records.length; i++) {
+                records[i] = ChangeCodec.encode(b.changes.get(i));
             }
-            AppendResult appended;
-            try {
-                appended = storage.append(java.util.Arrays.copyOfRange(payloads, from, to));
-            } catch (StorageException e) {
-                storageFailed(s, CacheLog.toError(e, "cannot append to the log of cache " + label), b);
-                return;
-            }
-            long expected = b.changes.get(from).offset();
-            if (appended.firstOffset() != expected) {
-                storageFailed(s, FelixError.of(ErrorCode.INTERNAL, "the log of cache " + label + " appended at"
-                        + " offset " + appended.firstOffset() + " but the cache's next change is " + expected), b);
-                return;
-            }
-            from = to;
         }
-        if (!onCommit) {
-            publish(s, b);
-            return;
-        }
-        s.awaitingFlush.add(b);
-        storage.flush(b.end()).whenComplete((v, err) -> post(() -> flushed(s, err)));
-    }
-
-    /** A flush completed ({@code on_commit}): publish every batch it made durable, in order. */
-    private void flushed(State s, Throwable error) {
-        if (s.dead || s != state) {
-            return;
-        }
-        if (error != null) {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null
-                    ? error.getCause() : error;
-            storageFailed(s, FelixError.of(ErrorCode.UNAVAILABLE, "changes were written to the log of cache "
-                    + label + " but forcing them to disk failed (" + cause.getMessage() + "); they may reappear"
-                    + " after a restart"), null);
-            return;
-        }
-        long durable = storage.durableOffset();
-        while (!s.awaitingFlush.isEmpty() && s.awaitingFlush.peek().end() <= durable) {
-            publish(s, s.awaitingFlush.poll());
-        }
-        backlogFull = s.awaitingFlush.size() >= MAX_FLUSH_BACKLOG;
-    }
-
-    /** Makes a batch visible: view, ring, watchers, then acknowledgements. */
-    private void publish(State s, Batch b) {
-        for (int i = 0; i < b.changes.size(); i++) {
-            makeVisible(s, b.changes.get(i), b.nodes.get(i));
-        }
-        // Before anyone hears of the batch, so info() never lags an acknowledgement.
-        publishedNext = s.visible;
-        publishedOldest = oldest(s);
-        for (Ack a : b.acks) {
-            a.future.complete(a.value);
-        }
-        if (s.compaction == null && s.visible - s.lastSnapshot >= config.snapshotEveryChanges()) {
-            startCompaction(s);
-        }
-    }
-
-    private void makeVisible(State s, Change c, EntryTable.Node node) {
-        s.table.publish(c.key(), node, c.offset());
-        s.ring.add(c);
-        s.visible = c.offset() + 1;
-        fanout(c);
+        writer.append(b, b.changes.size(), records);
     }
 
     /**
      * The log failed: fail what waits on it, end every watch (resumable from its offset), close the log and
      * unload; the next use reloads from disk, which holds exactly what was written.
      */
-    private void storageFailed(State s, FelixError error, Batch extra) {
+    private void storageFailed(State s, FelixError error) {
         LOG.error("{}; cache {} unloads and reloads from disk on next use", error.message(), label);
         s.dead = true;
         state = null;
-        if (extra != null) {
-            failAcks(extra, error);
-        }
         failAcks(s.batch, error);
-        while (!s.awaitingFlush.isEmpty()) {
-            failAcks(s.awaitingFlush.poll(), error);
-        }
-        endAll(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " lost its storage (" + error.message()
+        writer.fail(error);
+        watches.endAll(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " lost its storage (" + error.message()
                 + "); resume from the offset given"));
         storage.close(false, incarnation);
         backlogFull = false;
@@ -1000,6 +860,7 @@ public final class Cache {
         for (Ack a : b.acks) {
             a.future.completeExceptionally(error.toException());
         }
+        b.acks.clear();
     }
 
     // ------------------------------------------------------------------ writer: compaction
@@ -1009,13 +870,13 @@ public final class Cache {
      * and writes the snapshot on the I/O executor; {@link #compacted} then trims the log.
      */
     private void startCompaction(State s) {
-        long offset = s.visible;
-        List<EntryTable.Node> nodes = s.table.viewInLruOrder();
+        long offset = s.visible();
+        List<EntryTable.Node> nodes = s.store.table().viewInLruOrder();
         long now = clock.millis();
         CompletableFuture<Void> written = storage.flush(offset)
                 .thenRunAsync(() -> storage.writeSnapshot(offset, nodes, now), io);
         s.compaction = written;
-        written.whenComplete((v, e) -> post(() -> compacted(s, offset, e)));
+        written.whenComplete((v, e) -> loop.post(() -> compacted(s, offset, e)));
     }
 
     private void compacted(State s, long offset, Throwable error) {
@@ -1048,220 +909,8 @@ public final class Cache {
         for (CompletableFuture<Long> w : waiters) {
             w.complete(offset);
         }
-        if (s == state && !s.dead && !closing && s.visible - s.lastSnapshot >= config.snapshotEveryChanges()) {
+        if (s == state && !s.dead && !closing && s.visible() - s.lastSnapshot >= config.snapshotEveryChanges()) {
             startCompaction(s);
-        }
-    }
-
-    // ------------------------------------------------------------------ writer: watchers
-
-    private void register(Watcher w, Long from, Long expectedIncarnation, CompletableFuture<CacheWatch> result) {
-        if (!ensureLoaded()) {
-            result.completeExceptionally(failureNow().toException());
-            return;
-        }
-        State s = state;
-        if (from == null) {
-            long at = s.visible;
-            EntryTable.Node[] nodes = s.table.viewMatching(w.prefix);
-            w.next = at;
-            w.mode = Watcher.Mode.LIVE;
-            boolean wake = w.queue.addSnapshot(at, nodes);
-            attach(w);
-            result.complete(new CacheWatch(this, w, at, true, incarnation));
-            if (wake) {
-                wake(w);
-            }
-            return;
-        }
-        long oldest = oldest(s);
-        if (expectedIncarnation != null && expectedIncarnation != incarnation) {
-            result.completeExceptionally(new FelixError(ErrorCode.CURSOR_TOO_OLD, "the change history of cache "
-                    + label + " restarted (incarnation " + incarnation + ", the offset is from " + expectedIncarnation
-                    + "); take a fresh snapshot", oldest).toException());
-            return;
-        }
-        if (from > s.visible) {
-            result.completeExceptionally(new FelixError(ErrorCode.CURSOR_IN_FUTURE, "offset " + from
-                    + " is past the tail of cache " + label + " (next offset " + s.visible + ")", s.visible)
-                    .toException());
-            return;
-        }
-        if (from < oldest) {
-            result.completeExceptionally(new FelixError(ErrorCode.CURSOR_TOO_OLD, "offset " + from + " of cache "
-                    + label + " is no longer retained; the oldest is " + oldest + ": take a fresh snapshot",
-                    oldest).toException());
-            return;
-        }
-        w.next = from;
-        w.mode = from == s.visible ? Watcher.Mode.LIVE : Watcher.Mode.REPLAY;
-        attach(w);
-        result.complete(new CacheWatch(this, w, from, false, incarnation));
-        if (w.mode == Watcher.Mode.REPLAY) {
-            pump(w);
-        }
-    }
-
-    /** Offers a newly visible change to every live watcher. */
-    private void fanout(Change c) {
-        for (int i = 0; i < watchers.size(); i++) {
-            Watcher w = watchers.get(i);
-            if (w.mode != Watcher.Mode.LIVE) {
-                continue;
-            }
-            if (!w.matches(c.key())) {
-                w.next = c.offset() + 1;
-                continue;
-            }
-            WatcherQueue.Offer offer = w.queue.offer(c, false);
-            if (offer == WatcherQueue.Offer.FULL) {
-                metrics.watchOverflows.increment();
-                QueueLimits l = config.watcherQueue();
-                end(w, new WatchEnded(c.offset(), FelixError.of(ErrorCode.OVERLOADED, "the watch fell behind its"
-                        + " queue (" + l.events() + " changes / " + l.bytes() + " bytes); resume from offset "
-                        + c.offset())));
-                i--; // end() removed it
-                continue;
-            }
-            w.next = c.offset() + 1;
-            metrics.watchDelivered.increment();
-            if (offer == WatcherQueue.Offer.ADDED_WAKE) {
-                wake(w);
-            }
-        }
-    }
-
-    /**
-     * Feeds a replaying watcher by offset — from the ring, else (log cache) from the log — until its queue is
-     * full (it signals when it has room) or it reaches the visible tail, where it turns live. Yields after
-     * {@value #REPLAY_PER_RUN} changes so a long replay does not hold up the cache.
-     */
-    private void pump(Watcher w) {
-        w.pumpQueued = false;
-        State s = state;
-        if (w.closed || s == null) {
-            return;
-        }
-        int budget = REPLAY_PER_RUN;
-        while (true) {
-            if (w.next >= s.visible) {
-                w.mode = Watcher.Mode.LIVE;
-                return;
-            }
-            if (budget <= 0) {
-                w.pumpQueued = true;
-                post(() -> pump(w));
-                return;
-            }
-            Change c = s.ring.get(w.next);
-            if (c != null) {
-                budget--;
-                if (!replayOne(w, c)) {
-                    return;
-                }
-                continue;
-            }
-            if (storage == null) {
-                long oldest = oldest(s);
-                end(w, new WatchEnded(w.next, new FelixError(ErrorCode.CURSOR_TOO_OLD, "changes of cache " + label
-                        + " from offset " + w.next + " were dropped from memory before this watch read them (oldest"
-                        + " now " + oldest + "); take a fresh snapshot", oldest)));
-                return;
-            }
-            List<Change> got = readLog(s, w);
-            if (got == null) {
-                return; // the watch was ended
-            }
-            for (Change lc : got) {
-                budget--;
-                if (!replayOne(w, lc)) {
-                    return;
-                }
-            }
-        }
-    }
-
-    /** Gives (or skips) one change to a replaying watcher; false when its queue is full. */
-    private boolean replayOne(Watcher w, Change c) {
-        if (!w.matches(c.key())) {
-            w.next = c.offset() + 1;
-            return true;
-        }
-        WatcherQueue.Offer offer = w.queue.offer(c, true);
-        if (offer == WatcherQueue.Offer.FULL) {
-            return false;
-        }
-        w.next = c.offset() + 1;
-        metrics.watchDelivered.increment();
-        if (offer == WatcherQueue.Offer.ADDED_WAKE) {
-            wake(w);
-        }
-        return true;
-    }
-
-    /** Reads the next changes for {@code w} from the log, never past the visible tail; null if it ended. */
-    private List<Change> readLog(State s, Watcher w) {
-        long[] room = w.queue.room();
-        long wanted = s.visible - w.next;
-        int max = (int) Math.min(wanted, LOG_READ_MAX_RECORDS);
-        if (w.prefix == null) {
-            max = (int) Math.max(1, Math.min(max, room[0])); // unfiltered: read only what fits
-        }
-        List<Change> got;
-        try {
-            got = storage.read(w.next, max, LOG_READ_MAX_BYTES);
-        } catch (FelixException e) {
-            LOG.error("{}; ending that watch", e.getMessage());
-            end(w, new WatchEnded(w.next, e.error()));
-            return null;
-        }
-        if (got == null || got.isEmpty()) {
-            long oldest = oldest(s);
-            end(w, new WatchEnded(w.next, new FelixError(ErrorCode.CURSOR_TOO_OLD, "changes of cache " + label
-                    + " from offset " + w.next + " were compacted away before this watch read them (oldest now "
-                    + oldest + "); take a fresh snapshot", oldest)));
-            return null;
-        }
-        return got.size() > wanted ? got.subList(0, (int) wanted) : got;
-    }
-
-    private void onSpace(Watcher w) {
-        if (!w.closed && w.mode == Watcher.Mode.REPLAY && !w.pumpQueued) {
-            pump(w);
-        }
-    }
-
-    private void attach(Watcher w) {
-        watchers.add(w);
-        publishedWatchers = watchers.size();
-    }
-
-    private void detach(Watcher w) {
-        w.closed = true;
-        if (watchers.remove(w)) {
-            publishedWatchers = watchers.size();
-        }
-    }
-
-    /** Ends one watch: what is queued stays pollable, then the end marker. */
-    private void end(Watcher w, WatchEnded marker) {
-        detach(w);
-        if (w.queue.end(marker)) {
-            wake(w);
-        }
-    }
-
-    private void endAll(FelixError reason) {
-        for (Watcher w : List.copyOf(watchers)) {
-            end(w, new WatchEnded(w.next, reason));
-        }
-    }
-
-    private void wake(Watcher w) {
-        try {
-            w.listener.onReady();
-        } catch (RuntimeException e) {
-            LOG.warn("watch listener of cache {} threw; ignored: {}", label, e.toString());
         }
     }
 
@@ -1277,17 +926,12 @@ public final class Cache {
         CompletableFuture<Void> pendingSnapshot = null;
         if (s != null && storage != null) {
             commitBatch(s);
-            if (!s.dead && !s.awaitingFlush.isEmpty()) {
-                try {
-                    storage.awaitDurable(s.next);
-                    flushed(s, null);
-                } catch (StorageException e) {
-                    flushed(s, e);
-                }
+            if (!s.dead) {
+                writer.force(); // forces what waits for its fsync, so it is acknowledged
             }
             pendingSnapshot = s.compaction;
         }
-        endAll(closedError());
+        watches.endAll(closedError());
         failInbox(closedError());
         if (storage != null && state != null) {
             storage.close(true, incarnation);
@@ -1299,32 +943,15 @@ public final class Cache {
     private void failInbox(FelixError error) {
         Mutation m;
         while ((m = inbox.poll()) != null) {
-            if (m.kind != Kind.BARRIER) {
-                inboxEvents.decrementAndGet();
-                inboxBytes.addAndGet(-m.bytes);
-            }
             m.future.completeExceptionally(error.toException());
         }
     }
 
     // ------------------------------------------------------------------ helpers
 
-    private long oldest(State s) {
-        long ringOldest = s.ring.oldest(s.visible);
-        if (storage == null) {
-            return ringOldest;
-        }
-        long base = storage.baseOffset();
-        return base < 0 ? ringOldest : Math.min(ringOldest, base);
-    }
-
-    /** Record bytes of one log append: within a segment, and within {@link #MAX_APPEND_BYTES}. */
+    /** Change bytes of one log batch: within a segment, and within {@link #MAX_APPEND_BYTES}. */
     private long appendLimit() {
         return Math.min(MAX_APPEND_BYTES, config.segmentBytes() / 2);
-    }
-
-    private ChangeRing newRing(long next) {
-        return new ChangeRing(config.changeRingEvents(), config.changeRingBytes(), next);
     }
 
     private static long newIncarnation() {
@@ -1362,11 +989,6 @@ public final class Cache {
         } catch (ArithmeticException overflow) {
             return Long.MAX_VALUE;
         }
-    }
-
-    private static long saturatedAdd(long a, long b) {
-        long r = a + b;
-        return ((a ^ r) & (b ^ r)) < 0 || r >= CacheEntry.NEVER ? CacheEntry.NEVER - 1 : r;
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.felix.core.cache;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
-import dev.felix.storage.AppendResult;
 import dev.felix.storage.LogConfig;
 import dev.felix.storage.LogRecord;
 import dev.felix.storage.ReadResult;
@@ -19,7 +18,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -227,9 +225,14 @@ final class CacheLog {
         return next - from;
     }
 
-    /** Appends one batch of encoded changes; visible to reads when it returns. */
-    AppendResult append(byte[][] payloads) {
-        return log.append(Arrays.asList(payloads), runtime.nowMicros());
+    /** The open log (writer thread, after {@link #open} succeeded). */
+    SegmentedLog log() {
+        return log;
+    }
+
+    /** Timestamp for appended records. */
+    long nowMicros() {
+        return runtime.nowMicros();
     }
 
     /** Completes once every offset below {@code uptoExclusive} is durable (never blocks). */
@@ -254,28 +257,6 @@ final class CacheLog {
 
     int segmentCount() {
         return log.segmentCount();
-    }
-
-    /**
-     * Changes from {@code from}, in order, up to the given budget; null when {@code from} is below the
-     * log's base.
-     */
-    List<Change> read(long from, int maxRecords, long maxBytes) throws FelixException {
-        ReadResult r;
-        try {
-            r = log.read(from, maxRecords, maxBytes);
-        } catch (StorageException e) {
-            throw toError(e, "cannot read the log of cache " + label + " at offset " + from).toException();
-        }
-        if (r instanceof ReadResult.Trimmed) {
-            return null;
-        }
-        List<LogRecord> records = ((ReadResult.Records) r).records();
-        List<Change> out = new ArrayList<>(records.size());
-        for (LogRecord rec : records) {
-            out.add(decode(rec));
-        }
-        return out;
     }
 
     /**

@@ -2,16 +2,12 @@ package dev.felix.core.stream;
 
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
-import dev.felix.storage.AppendResult;
+import dev.felix.core.writer.LogWriter;
 import dev.felix.storage.LogConfig;
-import dev.felix.storage.ReadResult;
 import dev.felix.storage.SegmentedLog;
-import dev.felix.storage.StorageErrorCode;
 import dev.felix.storage.StorageException;
 import dev.felix.storage.StorageRuntime;
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,7 +52,7 @@ final class ShardLog {
             LOG.debug("opened log of {} in {} ms", label, (System.nanoTime() - started) / 1_000_000);
             return true;
         } catch (StorageException e) {
-            failure = toError(e, "cannot open the log of " + label);
+            failure = LogWriter.toError(e, "cannot open the log of " + label);
             LOG.error("{}; the shard is unavailable until this is repaired ({}), other streams are unaffected",
                     failure.message(), directory);
             return false;
@@ -92,24 +88,9 @@ final class ShardLog {
         return log.tailOffset();
     }
 
-    long durableOffset() {
-        return log.durableOffset();
-    }
-
-    AppendResult append(byte[][] payloads, long timestampMicros) {
-        return log.append(Arrays.asList(payloads), timestampMicros);
-    }
-
-    CompletableFuture<Void> flush(long uptoExclusive) {
-        return log.flush(uptoExclusive);
-    }
-
-    void awaitDurable(long uptoExclusive) {
-        log.awaitDurable(uptoExclusive);
-    }
-
-    ReadResult read(long from, int maxRecords, long maxBytes) {
-        return log.read(from, maxRecords, maxBytes);
+    /** The open log (writer thread, after {@link #open()} succeeded). */
+    SegmentedLog log() {
+        return log;
     }
 
     long nowMicros() {
@@ -128,9 +109,4 @@ final class ShardLog {
         }
     }
 
-    /** A storage failure as a Felix error: corruption keeps its code, the rest is unavailability. */
-    static FelixError toError(StorageException e, String context) {
-        ErrorCode code = e.code() == StorageErrorCode.CORRUPTION ? ErrorCode.CORRUPTION : ErrorCode.UNAVAILABLE;
-        return FelixError.of(code, context + ": " + e.getMessage());
-    }
 }

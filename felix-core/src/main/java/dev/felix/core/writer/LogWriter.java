@@ -1,0 +1,336 @@
+package dev.felix.core.writer;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.storage.AppendResult;
+import dev.felix.storage.ReadResult;
+import dev.felix.storage.SegmentedLog;
+import dev.felix.storage.StorageErrorCode;
+import dev.felix.storage.StorageException;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sequencing half of a shard's or cache's single writer: assigns contiguous offsets, appends batches to
+ * the log, waits at the {@link CommitGate}, and hands committed batches back to the {@link Owner} in offset
+ * order — first {@link Owner#visible} (readers may now see it), then {@link Owner#answer} (its publishers
+ * are acknowledged). Without a log (ephemeral shard, memory cache) offsets live in memory and the gate
+ * opens at once, so the same code path serves both.
+ *
+ * <h2>Threads and ownership</h2>
+ * Confined to the owner's {@link WriterLoop}: every method runs on the writer, and so does every
+ * {@link Owner} callback (a gate's completion on a flush thread is posted to the writer). The batch objects
+ * {@code B} belong to the owner; the writer keeps them in order until they commit. Record arrays passed to
+ * {@link #append} are read during the call only.
+ *
+ * <h2>Failure</h2>
+ * A failed append leaves nothing in the log (storage cuts a failed write back) and answers that batch with
+ * the error. A failure that makes the log unusable — a failed fsync, a closed log, a batch only partly
+ * written — answers every waiting batch and puts the writer in a failed state ({@link #failure()}): later
+ * appends are refused with that error until the owner {@linkplain #reset resets} it with a reopened log.
+ *
+ * @param <B> the owner's batch type
+ */
+public final class LogWriter<B> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LogWriter.class);
+
+    /** Record bytes of one log append at most (and never more than half a segment). */
+    static final long MAX_APPEND_BYTES = 1L << 20;
+    /** Bytes the log adds to each record (its record header). */
+    public static final int RECORD_OVERHEAD = 28;
+
+    /** The owner's side. Every method runs on the writer. */
+    public interface Owner<B> {
+        /** {@code batch} committed: make it visible. Called in offset order, once per batch. */
+        void visible(B batch);
+
+        /**
+         * Answer {@code batch}'s requesters: {@code error == null} acknowledges it. Called once per batch,
+         * after {@link #visible} when it commits.
+         */
+        void answer(B batch, FelixError error);
+
+        /** The log became unusable; every waiting batch has been answered with {@code error}. */
+        void failed(FelixError error);
+    }
+
+    /** A batch appended and not yet committed. */
+    private static final class Pending<B> {
+        final B batch;
+        final long end;
+
+        Pending(B batch, long end) {
+            this.batch = batch;
+            this.end = end;
+        }
+    }
+
+    private final String label;
+    private final WriterLoop loop;
+    private final Owner<B> owner;
+    private final int maxPendingBatches;
+    private final LongSupplier nowMicros;
+    private final ArrayDeque<Pending<B>> pending = new ArrayDeque<>();
+    private SegmentedLog log;
+    private CommitGate gate = CommitGate.immediate();
+    /** Bumped by {@link #reset}: completions of an earlier log are ignored. */
+    private int generation;
+    /** Passes the current generation's gate verdicts to the writer. */
+    private CommitGate.Committer committer = new GenerationCommitter(0);
+    private long next;
+    private long committed;
+    private FelixError failure;
+
+    /**
+     * @param maxPendingBatches appended batches waiting at the gate before {@link #backlogFull()} says stop
+     * @param nowMicros         the timestamp given to appended records
+     */
+    public LogWriter(String label, WriterLoop loop, Owner<B> owner, int maxPendingBatches, LongSupplier nowMicros) {
+        this.label = label;
+        this.loop = loop;
+        this.owner = owner;
+        this.maxPendingBatches = maxPendingBatches;
+        this.nowMicros = nowMicros;
+    }
+
+    /**
+     * Starts (or restarts) sequencing at {@code next} over {@code log} (null = in memory) with {@code gate}.
+     * Batches still waiting from before are dropped unanswered: the owner answers or discards them itself.
+     */
+    public void reset(SegmentedLog log, long next, CommitGate gate) {
+        this.log = log;
+        this.gate = gate;
+        this.next = next;
+        this.committed = next;
+        this.failure = null;
+        this.generation++;
+        this.committer = new GenerationCommitter(generation);
+        pending.clear();
+    }
+
+    /** Offset the next appended record gets. */
+    public long next() {
+        return next;
+    }
+
+    /** Every offset below this is committed (and was made visible). */
+    public long committed() {
+        return committed;
+    }
+
+    /** Whether enough batches wait at the gate that the owner should stop taking requests for now. */
+    public boolean backlogFull() {
+        return pending.size() >= maxPendingBatches;
+    }
+
+    /** Whether any appended batch waits at the gate. */
+    public boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    /** The newest batch waiting at the gate, or null (lets an owner answer a no-op request after it). */
+    public B newestPending() {
+        Pending<B> p = pending.peekLast();
+        return p == null ? null : p.batch;
+    }
+
+    /** Why the log is unusable, or null. */
+    public FelixError failure() {
+        return failure;
+    }
+
+    /** The log, or null when sequencing in memory. */
+    public SegmentedLog log() {
+        return log;
+    }
+
+    /**
+     * Appends {@code count} records as one batch at {@link #next()} and passes it to the gate; the owner built
+     * {@code batch} for offsets {@code next() .. next()+count-1}. Returns false when the append failed: the
+     * batch was answered with the error and will never be visible.
+     *
+     * @param records the records to store, one per offset; ignored (may be null) without a log
+     */
+    public boolean append(B batch, int count, byte[][] records) {
+        if (failure != null) {
+            owner.answer(batch, failure);
+            return false;
+        }
+        if (log != null) {
+            FelixError error = write(records);
+            if (error != null) {
+                owner.answer(batch, error);
+                return false;
+            }
+        }
+        next += count;
+        pending.addLast(new Pending<>(batch, next));
+        gate.appended(next, committer);
+        return true;
+    }
+
+    /**
+     * Forces what waits at the gate through it (shutdown): commits it when the gate can, fails it when it
+     * cannot.
+     */
+    public void force() {
+        if (!pending.isEmpty() && failure == null) {
+            gate.force(next, committer);
+        }
+    }
+
+    /**
+     * Fails the writer from the owner's side (the owner's own state can no longer follow the log): answers
+     * every waiting batch with {@code error} and refuses appends until {@link #reset}.
+     */
+    public void fail(FelixError error) {
+        if (failure == null) {
+            failure = error;
+        }
+        Pending<B> p;
+        while ((p = pending.pollFirst()) != null) {
+            owner.answer(p.batch, error);
+        }
+    }
+
+    /**
+     * History for a reader behind the tail: records from {@code from}, fewer than {@code until - from}, within
+     * the budgets (at least one record when any exists).
+     */
+    public HistoryRead readHistory(long from, long until, int maxRecords, long maxBytes) {
+        int max = (int) Math.max(1, Math.min(maxRecords, until - from));
+        ReadResult result;
+        try {
+            result = log.read(from, max, Math.max(1, maxBytes));
+        } catch (StorageException e) {
+            return new HistoryRead.Failed(toError(e, "cannot read the log of " + label + " at offset " + from));
+        }
+        if (result instanceof ReadResult.Trimmed trimmed) {
+            long oldest = Math.min(trimmed.oldest(), until);
+            return new HistoryRead.Missing(from, oldest - 1, HistoryRead.Reason.RETENTION);
+        }
+        var records = ((ReadResult.Records) result).records();
+        int n = (int) Math.min(records.size(), until - from);
+        if (n == 0) {
+            return new HistoryRead.Failed(FelixError.of(ErrorCode.INTERNAL, "the log of " + label
+                    + " returned nothing at offset " + from + " below its end " + until));
+        }
+        return new HistoryRead.Records(n == records.size() ? records : records.subList(0, n));
+    }
+
+    /** A storage failure as a Felix error: corruption keeps its code, the rest is unavailability. */
+    public static FelixError toError(StorageException e, String context) {
+        ErrorCode code = e.code() == StorageErrorCode.CORRUPTION ? ErrorCode.CORRUPTION : ErrorCode.UNAVAILABLE;
+        return FelixError.of(code, context + ": " + e.getMessage());
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    /** Writes the records in appends of at most {@link #appendLimit()} bytes; null, or the failure. */
+    private FelixError write(byte[][] records) {
+        long limit = appendLimit();
+        long ts = nowMicros.getAsLong();
+        int from = 0;
+        while (from < records.length) {
+            int to = from;
+            long chunk = 0;
+            while (to < records.length && (to == from || chunk + RECORD_OVERHEAD + records[to].length <= limit)) {
+                chunk += RECORD_OVERHEAD + records[to].length;
+                to++;
+            }
+            AppendResult appended;
+            try {
+                appended = log.append(from == 0 && to == records.length ? Arrays.asList(records)
+                        : Arrays.asList(records).subList(from, to), ts);
+            } catch (StorageException e) {
+                FelixError error = toError(e, "cannot append to the log of " + label);
+                LOG.error("{}", error.message());
+                // Nothing of this append is in the log; but a failed fsync, a closed log, or a batch half
+                // written leaves the log unusable for this writer.
+                if (from > 0 || e.code() == StorageErrorCode.SYNC_FAILED || e.code() == StorageErrorCode.CLOSED) {
+                    logFailed(error);
+                }
+                return error;
+            }
+            long expected = next + from;
+            if (appended.firstOffset() != expected) {
+                FelixError error = FelixError.of(ErrorCode.INTERNAL, "the log of " + label + " appended at offset "
+                        + appended.firstOffset() + " but the writer expected " + expected);
+                logFailed(error);
+                return error;
+            }
+            from = to;
+        }
+        return null;
+    }
+
+    private long appendLimit() {
+        return Math.min(MAX_APPEND_BYTES, Math.max(1, log.config().segmentBytes() / 2));
+    }
+
+    /** Passes a gate's verdict to the writer unless the log was replaced since. */
+    private final class GenerationCommitter implements CommitGate.Committer {
+        private final int gen;
+
+        GenerationCommitter(int gen) {
+            this.gen = gen;
+        }
+
+        @Override
+        public void committed(long end) {
+            if (loop.inWriter()) {
+                if (gen == generation) {
+                    commit(end);
+                }
+            } else {
+                loop.post(() -> {
+                    if (gen == generation) {
+                        commit(end);
+                    }
+                });
+            }
+        }
+
+        @Override
+        public void failed(Throwable cause) {
+            if (loop.inWriter()) {
+                if (gen == generation) {
+                    gateFailed(cause);
+                }
+            } else {
+                loop.post(() -> {
+                    if (gen == generation) {
+                        gateFailed(cause);
+                    }
+                });
+            }
+        }
+    }
+
+    private void commit(long end) {
+        Pending<B> p;
+        while ((p = pending.peekFirst()) != null && p.end <= end) {
+            pending.pollFirst();
+            committed = p.end;
+            owner.visible(p.batch);
+            owner.answer(p.batch, null);
+        }
+    }
+
+    private void gateFailed(Throwable cause) {
+        logFailed(FelixError.of(ErrorCode.UNAVAILABLE, "records were written to the log of " + label
+                + " but forcing them to disk failed (" + cause.getMessage() + "); they may reappear after a"
+                + " restart, so a retrying publisher must expect a duplicate"));
+    }
+
+    private void logFailed(FelixError error) {
+        LOG.error("{}; the log of {} refuses further writes until it is reopened", error.message(), label);
+        fail(error);
+        owner.failed(error);
+    }
+}
