@@ -19,7 +19,8 @@ import picocli.CommandLine.Parameters;
 /** {@code felix cache create|describe|put|get|delete|watch}. */
 @Command(name = "cache", mixinStandardHelpOptions = true, description = "Create, read, write and watch caches.",
         subcommands = {CacheCommand.Create.class, CacheCommand.Describe.class, CacheCommand.Put.class,
-            CacheCommand.Get.class, CacheCommand.Delete.class, CacheCommand.Watch.class})
+            CacheCommand.Get.class, CacheCommand.Delete.class, CacheCommand.Watch.class, CacheListCommand.class,
+            CacheDropCommand.class})
 final class CacheCommand implements Runnable {
 
     @picocli.CommandLine.Spec

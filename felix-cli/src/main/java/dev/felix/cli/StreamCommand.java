@@ -14,8 +14,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code felix stream create|list|describe}. */
-@Command(name = "stream", mixinStandardHelpOptions = true, description = "Create, list and describe streams.",
-        subcommands = {StreamCommand.Create.class, StreamCommand.ListStreams.class, StreamCommand.Describe.class})
+@Command(name = "stream", mixinStandardHelpOptions = true, description = "Create, list, describe and delete streams.",
+        subcommands = {StreamCommand.Create.class, StreamCommand.ListStreams.class, StreamCommand.Describe.class,
+            StreamDeleteCommand.class})
 final class StreamCommand implements Runnable {
 
     @picocli.CommandLine.Spec

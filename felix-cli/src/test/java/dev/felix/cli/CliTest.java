@@ -177,6 +177,27 @@ class CliTest {
     }
 
     @Test
+    void streamDelete_andCacheListAndDrop() {
+        run(null, args("stream", "create", "t1/ops/gone", "--durable"));
+        run(null, args("pub", "t1/ops/gone", "a"));
+        Result deleted = run(null, args("stream", "delete", "t1/ops/gone"));
+        assertThat(deleted.code).isZero();
+        assertThat(deleted.out).isEqualTo("deleted stream t1/ops/gone\n");
+        assertThat(run(null, args("stream", "list", "t1")).out).doesNotContain("t1/ops/gone");
+        Result again = run(null, args("stream", "delete", "t1/ops/gone"));
+        assertThat(again.code).isEqualTo(Errors.FAILED);
+        assertThat(again.err).contains("not_found");
+
+        run(null, args("cache", "create", "t1/ops/c1", "--backing", "log"));
+        run(null, args("cache", "create", "t1/ops/c2", "--ttl", "90s"));
+        Result listed = run(null, args("cache", "list", "t1/ops"));
+        assertThat(listed.out).contains("t1/ops/c1", "log", "t1/ops/c2", "memory", "90s");
+        assertThat(run(null, args("cache", "drop", "t1/ops/c1")).out).isEqualTo("dropped cache t1/ops/c1\n");
+        assertThat(run(null, args("cache", "list", "t1")).out).doesNotContain("t1/ops/c1").contains("t1/ops/c2");
+        assertThat(run(null, args("cache", "list", "t9")).out).contains("(no caches)");
+    }
+
+    @Test
     void badArguments_areUsageErrorsWithClearMessages() {
         Result r = run(null, "pub", "not-a-stream", "x", "--ca", server.certificateFile().toString());
         assertThat(r.code).isEqualTo(2);

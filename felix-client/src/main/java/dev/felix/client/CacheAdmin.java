@@ -3,7 +3,7 @@ package dev.felix.client;
 import dev.felix.wire.Message;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Cache administration: create and describe. Each call is one request on its own stream. */
+/** Cache administration: create, describe, list, drop. Each call is one request on its own stream. */
 public final class CacheAdmin {
 
     private final FelixClient client;
@@ -24,6 +24,20 @@ public final class CacheAdmin {
     public Message.CacheInfo describe(CacheRef cache) {
         return (Message.CacheInfo) request(new Message.CacheDescribe(cache.tenant(), cache.namespace(), cache.cache(),
                 ids.incrementAndGet()));
+    }
+
+    /** Caches of the client's tenant, of one namespace or (null) all, sorted by name. */
+    public java.util.List<dev.felix.wire.CacheDescription> list(String namespace) {
+        return ((Message.CacheListResult) request(new Message.CacheList(client.config().tenant(), namespace,
+                ids.incrementAndGet()))).caches();
+    }
+
+    /**
+     * Drops a cache and its data; {@code in_use} while it has watchers unless {@code force} (which ends their
+     * watches); {@code not_found} if it does not exist.
+     */
+    public void drop(CacheRef cache, boolean force) {
+        request(new Message.CacheDrop(cache.tenant(), cache.namespace(), cache.cache(), force, ids.incrementAndGet()));
     }
 
     private Message request(Message request) {

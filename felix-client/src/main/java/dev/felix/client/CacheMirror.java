@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import dev.felix.wire.CacheEntry;
 import dev.felix.wire.Message;
 import dev.felix.wire.WirePayload;

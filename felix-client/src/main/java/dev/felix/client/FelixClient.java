@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import dev.felix.transport.QuicClient;
 import dev.felix.transport.TlsException;
 import dev.felix.transport.TransportException;

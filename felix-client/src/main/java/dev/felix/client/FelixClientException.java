@@ -1,5 +1,7 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
+
 /**
  * A request failed. {@link #code()} says why in a stable form; the message explains it for people.
  * Cursor errors carry the offset the broker has ({@link #availableOffset()}).

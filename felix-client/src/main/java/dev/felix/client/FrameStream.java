@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;

@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import dev.felix.wire.AckMode;
 import dev.felix.wire.BinaryPublishBatch;
 import dev.felix.wire.Message;

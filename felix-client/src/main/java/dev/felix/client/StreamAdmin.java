@@ -5,7 +5,7 @@ import dev.felix.wire.StreamDescription;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Stream administration: create, describe, list. Each call is one request on its own stream. */
+/** Stream administration: create, describe, list, delete. Each call is one request on its own stream. */
 public final class StreamAdmin {
 
     private final FelixClient client;
@@ -34,6 +34,15 @@ public final class StreamAdmin {
     public List<StreamDescription> list(String namespace) {
         Message reply = request(new Message.StreamList(client.config().tenant(), namespace, ids.incrementAndGet()));
         return ((Message.StreamListResult) reply).streams();
+    }
+
+    /**
+     * Deletes a stream and its data; {@code in_use} while it has subscribers unless {@code force} (which ends
+     * their subscriptions with {@code not_found}); {@code not_found} if it does not exist.
+     */
+    public void delete(StreamRef stream, boolean force) {
+        request(new Message.StreamDelete(stream.tenant(), stream.namespace(), stream.stream(), force,
+                ids.incrementAndGet()));
     }
 
     private Message request(Message request) {

@@ -16,6 +16,9 @@ package dev.felix.core;
  * @param maxBatchEvents      largest batch a shard writer forms by merging queued publishes
  * @param maxBatchBytes       payload bytes of the largest merged batch
  * @param autoCreate          create tenants, namespaces and ephemeral streams on first use
+ * @param openTenants         creating a stream or cache in a tenant nobody registered registers it (a node whose
+ *                            authentication accepts any tenant); off, only registered tenants (those its
+ *                            authentication names) can hold streams and caches
  * @param inlineWriters       run a shard's writer on the thread that hands it work (in a broker: the
  *                            QUIC event loop) instead of the {@code shardThreads} pool: no thread hop on
  *                            the publish path, at the cost of doing fanout on the network thread
@@ -32,6 +35,7 @@ public record CoreConfig(
         int maxBatchEvents,
         long maxBatchBytes,
         boolean autoCreate,
+        boolean openTenants,
         boolean inlineWriters,
         Storage storage) {
 
@@ -80,42 +84,48 @@ public record CoreConfig(
                 256,
                 256L << 10,
                 true,
+                true,
                 false,
                 null);
     }
 
     public CoreConfig withAutoCreate(boolean value) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, value, inlineWriters, storage);
+                durablePolicy, maxBatchEvents, maxBatchBytes, value, openTenants, inlineWriters, storage);
+    }
+
+    public CoreConfig withOpenTenants(boolean value) {
+        return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, value, inlineWriters, storage);
     }
 
     public CoreConfig withSubscriberQueue(QueueLimits limits, QueuePolicy ephemeral) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, limits, ephemeral,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, openTenants, inlineWriters, storage);
     }
 
     public CoreConfig withWriterQueue(QueueLimits limits) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, limits, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, openTenants, inlineWriters, storage);
     }
 
     public CoreConfig withRing(int events, long bytes) {
         return new CoreConfig(shardThreads, events, bytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, openTenants, inlineWriters, storage);
     }
 
     public CoreConfig withShardThreads(int threads) {
         return new CoreConfig(threads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, storage);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, openTenants, inlineWriters, storage);
     }
 
     public CoreConfig withInlineWriters(boolean value) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, value, storage);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, openTenants, value, storage);
     }
 
     public CoreConfig withStorage(Storage value) {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, ephemeralPolicy,
-                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, inlineWriters, value);
+                durablePolicy, maxBatchEvents, maxBatchBytes, autoCreate, openTenants, inlineWriters, value);
     }
 }

@@ -23,6 +23,8 @@ public enum ErrorCode {
     CURSOR_IN_FUTURE,
     /** A bounded queue or budget is full; retry later. */
     OVERLOADED,
+    /** The resource is in use (a delete of a stream with subscribers); the message says how to force it. */
+    IN_USE,
     /** This node does not lead the shard; the error names the leader when known. */
     NOT_LEADER,
     /** The batch is durable locally but did not reach a majority in time. */

@@ -1,6 +1,11 @@
 package dev.felix.server;
 
-import dev.felix.core.Broker;
+import dev.felix.core.CoreConfig;
+import dev.felix.core.broker.Broker;
+import dev.felix.core.metadata.LocalMetadata;
+import dev.felix.core.metadata.Metadata;
+import dev.felix.core.routing.LocalRouter;
+import dev.felix.core.routing.Router;
 import dev.felix.core.stream.ShardInfo;
 import dev.felix.core.stream.Stream;
 import dev.felix.server.admin.AdminHttpServer;
@@ -60,6 +65,14 @@ public final class FelixServer implements AutoCloseable {
 
     /** Starts a node; throws with a clear message if a port is taken or the TLS files are unusable. */
     public static FelixServer start(BrokerConfig config) throws Exception {
+        return start(config, null, null);
+    }
+
+    /**
+     * Starts a node whose metadata and router come from elsewhere (a cluster member's replicated ones); null
+     * for either means the single-node one (files under the data directory; this node leads everything).
+     */
+    public static FelixServer start(BrokerConfig config, Metadata metadata, Router router) throws Exception {
         Files.createDirectories(config.dataDir());
         TlsMaterial tls;
         Path certFile;
@@ -74,7 +87,14 @@ public final class FelixServer implements AutoCloseable {
                 LOG.info("generated a self-signed development certificate at {}", certFile);
             }
         }
-        Broker broker = new Broker(config.coreConfig());
+        CoreConfig core = config.coreConfig();
+        Broker broker = new Broker(core,
+                metadata != null ? metadata : LocalMetadata.at(config.dataDir()),
+                router != null ? router : new LocalRouter());
+        // The tenants authentication names exist: a client with a valid token can create streams in them.
+        for (String tenant : config.authTokens().keySet()) {
+            broker.metadata().createTenant(tenant).join();
+        }
         ServerContext[] contextRef = new ServerContext[1];
         BrokerMetrics metrics = new BrokerMetrics(broker.metrics(),
                 broker.storage() == null ? null : broker.storage().metrics(),

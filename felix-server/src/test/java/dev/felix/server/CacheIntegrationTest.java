@@ -8,7 +8,7 @@ import dev.felix.client.Cache;
 import dev.felix.client.CacheMirror;
 import dev.felix.client.CacheRef;
 import dev.felix.client.CacheSpec;
-import dev.felix.client.ErrorCode;
+import dev.felix.wire.ErrorCode;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;
 import dev.felix.wire.Message;

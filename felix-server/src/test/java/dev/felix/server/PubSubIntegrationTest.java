@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import dev.felix.client.ErrorCode;
+import dev.felix.wire.ErrorCode;
 import dev.felix.client.Event;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;

@@ -25,6 +25,10 @@ import dev.felix.wire.Message.AuthOk;
 import dev.felix.wire.Message.CacheCreate;
 import dev.felix.wire.Message.CacheDelete;
 import dev.felix.wire.Message.CacheDescribe;
+import dev.felix.wire.Message.CacheDrop;
+import dev.felix.wire.Message.CacheDropped;
+import dev.felix.wire.Message.CacheList;
+import dev.felix.wire.Message.CacheListResult;
 import dev.felix.wire.Message.CacheGet;
 import dev.felix.wire.Message.CacheInfo;
 import dev.felix.wire.Message.CacheOk;
@@ -42,6 +46,8 @@ import dev.felix.wire.Message.PublishBatch;
 import dev.felix.wire.Message.PublishError;
 import dev.felix.wire.Message.PublishOk;
 import dev.felix.wire.Message.StreamCreate;
+import dev.felix.wire.Message.StreamDelete;
+import dev.felix.wire.Message.StreamDeleted;
 import dev.felix.wire.Message.StreamDescribe;
 import dev.felix.wire.Message.StreamInfo;
 import dev.felix.wire.Message.StreamList;
@@ -87,6 +93,16 @@ final class JsonCatalog {
         req("key", STR, CacheEntry::key),
         req("value", B64, CacheEntry::value),
         opt("expires_at_ms", U64, CacheEntry::expiresAtMs));
+
+    static final JsonSchema<CacheDescription> CACHE_DESCRIPTION = JsonSchema.<CacheDescription>of("caches",
+        v -> new CacheDescription(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.u64(5), v.str(6)),
+        req("tenant_id", STR, CacheDescription::tenantId),
+        req("namespace", STR, CacheDescription::namespace),
+        req("cache", STR, CacheDescription::cache),
+        req("backing", STR, CacheDescription::backing),
+        opt("ttl_ms", U64, CacheDescription::ttlMs),
+        req("max_entries", U64, CacheDescription::maxEntries),
+        opt("fsync", STR, CacheDescription::fsync));
 
     private static final JsonSchema<?>[] BY_TYPE = new JsonSchema<?>[MessageType.values().length];
 
@@ -273,6 +289,21 @@ final class JsonCatalog {
             opt("namespace", STR, StreamList::namespace),
             opt("request_id", U64, StreamList::requestId)));
 
+        put(MessageType.STREAM_DELETE, JsonSchema.<StreamDelete>of("stream_delete",
+            v -> new StreamDelete(v.str(0), v.str(1), v.str(2), v.optBool(3), v.optU64(4)),
+            req("tenant_id", STR, StreamDelete::tenantId),
+            req("namespace", STR, StreamDelete::namespace),
+            req("stream", STR, StreamDelete::stream),
+            opt("force", BOOL, StreamDelete::force),
+            opt("request_id", U64, StreamDelete::requestId)));
+
+        put(MessageType.STREAM_DELETED, JsonSchema.<StreamDeleted>of("stream_deleted",
+            v -> new StreamDeleted(v.str(0), v.str(1), v.str(2), v.optU64(3)),
+            req("tenant_id", STR, StreamDeleted::tenantId),
+            req("namespace", STR, StreamDeleted::namespace),
+            req("stream", STR, StreamDeleted::stream),
+            opt("request_id", U64, StreamDeleted::requestId)));
+
         // stream_info: the StreamDescription keys, flattened, then request_id
         Field<StreamDescription>[] desc = STREAM_DESCRIPTION.fields;
         @SuppressWarnings("unchecked")
@@ -333,6 +364,32 @@ final class JsonCatalog {
             opt("entries", U64, CacheInfo::entries),
             opt("next_offset", U64, CacheInfo::nextOffset),
             opt("request_id", U64, CacheInfo::requestId)));
+
+        put(MessageType.CACHE_DROP, JsonSchema.<CacheDrop>of("cache_drop",
+            v -> new CacheDrop(v.str(0), v.str(1), v.str(2), v.optBool(3), v.optU64(4)),
+            req("tenant_id", STR, CacheDrop::tenantId),
+            req("namespace", STR, CacheDrop::namespace),
+            req("cache", STR, CacheDrop::cache),
+            opt("force", BOOL, CacheDrop::force),
+            opt("request_id", U64, CacheDrop::requestId)));
+
+        put(MessageType.CACHE_DROPPED, JsonSchema.<CacheDropped>of("cache_dropped",
+            v -> new CacheDropped(v.str(0), v.str(1), v.str(2), v.optU64(3)),
+            req("tenant_id", STR, CacheDropped::tenantId),
+            req("namespace", STR, CacheDropped::namespace),
+            req("cache", STR, CacheDropped::cache),
+            opt("request_id", U64, CacheDropped::requestId)));
+
+        put(MessageType.CACHE_LIST, JsonSchema.<CacheList>of("cache_list",
+            v -> new CacheList(v.str(0), v.str(1), v.optU64(2)),
+            req("tenant_id", STR, CacheList::tenantId),
+            opt("namespace", STR, CacheList::namespace),
+            opt("request_id", U64, CacheList::requestId)));
+
+        put(MessageType.CACHE_LIST_RESULT, JsonSchema.<CacheListResult>of("cache_list_result",
+            v -> new CacheListResult(v.list(0), v.optU64(1)),
+            objects("caches", REQUIRED, CACHE_DESCRIPTION, CacheListResult::caches),
+            opt("request_id", U64, CacheListResult::requestId)));
 
         put(MessageType.CACHE_WATCH, JsonSchema.<CacheWatch>of("cache_watch",
             v -> new CacheWatch(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.optInt(5), v.optU64(6)),

@@ -748,6 +748,53 @@ public sealed interface Message extends WirePayload {
         }
     }
 
+    /**
+     * {@code stream_delete} (C to B, extension {@link Capabilities#ADMIN}). Keys: {@code tenant_id, namespace,
+     * stream, force?, request_id?}. Deletes the stream and its data; refused with {@code in_use} while it has
+     * subscribers unless {@code force} (which ends them). Reply: {@code stream_deleted} or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param stream    stream
+     * @param force     end its subscriptions if it has any
+     * @param requestId u64, echoed in the reply
+     */
+    record StreamDelete(String tenantId, String namespace, String stream, Boolean force, Long requestId)
+        implements Message {
+        public StreamDelete {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_DELETE;
+        }
+    }
+
+    /**
+     * {@code stream_deleted} (B to C, extension {@link Capabilities#ADMIN}): the reply to {@code stream_delete}.
+     * Keys: {@code tenant_id, namespace, stream, request_id?}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param stream    stream
+     * @param requestId u64, echoed from the request
+     */
+    record StreamDeleted(String tenantId, String namespace, String stream, Long requestId) implements Message {
+        public StreamDeleted {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.STREAM_DELETED;
+        }
+    }
+
     // ---------------------------------------------------------------- cache extensions (CACHE_EXT)
 
     /**
@@ -827,6 +874,90 @@ public sealed interface Message extends WirePayload {
         @Override
         public MessageType type() {
             return MessageType.CACHE_DESCRIBE;
+        }
+    }
+
+    /**
+     * {@code cache_drop} (C to B, extension {@link Capabilities#CACHE_EXT}). Keys: {@code tenant_id, namespace,
+     * cache, force?, request_id?}. Drops the cache and its data; refused with {@code in_use} while it has
+     * watchers unless {@code force} (which ends them). Reply: {@code cache_dropped} or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param cache     cache name
+     * @param force     end its watches if it has any
+     * @param requestId u64, echoed in the reply
+     */
+    record CacheDrop(String tenantId, String namespace, String cache, Boolean force, Long requestId)
+        implements Message {
+        public CacheDrop {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_DROP;
+        }
+    }
+
+    /**
+     * {@code cache_dropped} (B to C, extension {@link Capabilities#CACHE_EXT}): the reply to {@code cache_drop}.
+     * Keys: {@code tenant_id, namespace, cache, request_id?}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace
+     * @param cache     cache name
+     * @param requestId u64, echoed from the request
+     */
+    record CacheDropped(String tenantId, String namespace, String cache, Long requestId) implements Message {
+        public CacheDropped {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(cache, "cache");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_DROPPED;
+        }
+    }
+
+    /**
+     * {@code cache_list} (C to B, extension {@link Capabilities#CACHE_EXT}). Keys: {@code tenant_id,
+     * namespace?, request_id?}. Reply: {@code cache_list_result} or {@code error}.
+     *
+     * @param tenantId  tenant
+     * @param namespace namespace to list; null = every namespace of the tenant
+     * @param requestId u64, echoed in the reply
+     */
+    record CacheList(String tenantId, String namespace, Long requestId) implements Message {
+        public CacheList {
+            Objects.requireNonNull(tenantId, "tenant_id");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_LIST;
+        }
+    }
+
+    /**
+     * {@code cache_list_result} (B to C, extension {@link Capabilities#CACHE_EXT}). Keys: {@code caches,
+     * request_id?}; each element of {@code caches} is a {@link CacheDescription} object.
+     *
+     * @param caches    the caches, sorted by name; copied into an immutable list
+     * @param requestId u64, echoed from the request
+     */
+    record CacheListResult(List<CacheDescription> caches, Long requestId) implements Message {
+        public CacheListResult {
+            caches = List.copyOf(Objects.requireNonNull(caches, "caches"));
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CACHE_LIST_RESULT;
         }
     }
 

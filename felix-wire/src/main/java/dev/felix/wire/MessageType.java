@@ -52,6 +52,10 @@ public enum MessageType {
     STREAM_DESCRIBE("stream_describe", Direction.CLIENT_TO_BROKER, Capabilities.ADMIN),
     /** {@link Message.StreamList} (extension). */
     STREAM_LIST("stream_list", Direction.CLIENT_TO_BROKER, Capabilities.ADMIN),
+    /** {@link Message.StreamDelete} (extension). */
+    STREAM_DELETE("stream_delete", Direction.CLIENT_TO_BROKER, Capabilities.ADMIN),
+    /** {@link Message.StreamDeleted} (extension). */
+    STREAM_DELETED("stream_deleted", Direction.BROKER_TO_CLIENT, Capabilities.ADMIN),
     /** {@link Message.StreamInfo} (extension). */
     STREAM_INFO("stream_info", Direction.BROKER_TO_CLIENT, Capabilities.ADMIN),
     /** {@link Message.StreamListResult} (extension). */
@@ -64,6 +68,14 @@ public enum MessageType {
     CACHE_DESCRIBE("cache_describe", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
     /** {@link Message.CacheInfo} (extension). */
     CACHE_INFO("cache_info", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheDrop} (extension). */
+    CACHE_DROP("cache_drop", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheDropped} (extension). */
+    CACHE_DROPPED("cache_dropped", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheList} (extension). */
+    CACHE_LIST("cache_list", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
+    /** {@link Message.CacheListResult} (extension). */
+    CACHE_LIST_RESULT("cache_list_result", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
     /** {@link Message.CacheWatch} (extension). */
     CACHE_WATCH("cache_watch", Direction.CLIENT_TO_BROKER, Capabilities.CACHE_EXT),
     /** {@link Message.WatchSnapshot} (extension). */

@@ -58,7 +58,7 @@ class CapabilitiesTest {
 
     @Test
     void extensionTypesAndFieldsNeedTheirBit() {
-        assertThat(Capabilities.required(new ErrorMessage("x", ErrorCodes.NOT_FOUND, null))).isEqualTo(Capabilities.ERROR_CODES);
+        assertThat(Capabilities.required(new ErrorMessage("x", ErrorCode.NOT_FOUND.code(), null))).isEqualTo(Capabilities.ERROR_CODES);
         assertThat(Capabilities.required(new ErrorMessage("x", null, 5L))).isEqualTo(Capabilities.ERROR_CODES);
         assertThat(Capabilities.required(new Message.PublishError(1, "x", "overloaded"))).isEqualTo(Capabilities.ERROR_CODES);
         assertThat(Capabilities.required(new Message.Gap(1, null, 1, 2, "x"))).isEqualTo(Capabilities.GAP_NOTICES);
@@ -119,7 +119,7 @@ class CapabilitiesTest {
         Message gap = new Message.Gap(1, null, 1, 2, "queue_overflow");
         assertThat(Capabilities.permits(Capabilities.negotiate(0x003F, Capabilities.ALL), gap)).isFalse();
         assertThat(Capabilities.permits(Capabilities.negotiate(0x023F, Capabilities.ALL), gap)).isTrue();
-        Message coded = new ErrorMessage("no", ErrorCodes.FORBIDDEN, null);
+        Message coded = new ErrorMessage("no", ErrorCode.FORBIDDEN.code(), null);
         assertThat(Capabilities.permits(FrameFlags.ORIGINAL_V1, coded)).isFalse();
         assertThat(Capabilities.permits(Capabilities.ERROR_CODES, coded)).isTrue();
     }

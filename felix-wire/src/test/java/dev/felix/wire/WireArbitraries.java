@@ -206,6 +206,10 @@ final class WireArbitraries {
             .as((s, r) -> new StreamDescribe(s.tenant, s.namespace, s.name, r)));
         m.put(MessageType.STREAM_LIST, Combinators.combine(text(), optText(), optU64()).as(StreamList::new));
         m.put(MessageType.STREAM_INFO, Combinators.combine(streamDescription(), optU64()).as(StreamInfo::new));
+        m.put(MessageType.STREAM_DELETE, Combinators.combine(scope(), Arbitraries.of(true, false).injectNull(0.3), optU64())
+            .as((s, f, r) -> new Message.StreamDelete(s.tenant, s.namespace, s.name, f, r)));
+        m.put(MessageType.STREAM_DELETED, Combinators.combine(scope(), optU64())
+            .as((s, r) -> new Message.StreamDeleted(s.tenant, s.namespace, s.name, r)));
         m.put(MessageType.STREAM_LIST_RESULT, Combinators.combine(streamDescription().list().ofMaxSize(3), optU64())
             .as(StreamListResult::new));
         m.put(MessageType.CACHE_DELETE, Combinators.combine(scope(), text(), optU64())
@@ -221,6 +225,16 @@ final class WireArbitraries {
                 optU64(), optU64(), optU64())
             .as((s, b, ttl, max, f, n, next, r) ->
                 new CacheInfo(s.tenant, s.namespace, s.name, b, ttl, max, f, n, next, r)));
+        m.put(MessageType.CACHE_DROP, Combinators.combine(scope(), Arbitraries.of(true, false).injectNull(0.3), optU64())
+            .as((s, f, r) -> new Message.CacheDrop(s.tenant, s.namespace, s.name, f, r)));
+        m.put(MessageType.CACHE_DROPPED, Combinators.combine(scope(), optU64())
+            .as((s, r) -> new Message.CacheDropped(s.tenant, s.namespace, s.name, r)));
+        m.put(MessageType.CACHE_LIST, Combinators.combine(text(), optText(), optU64()).as(Message.CacheList::new));
+        Arbitrary<CacheDescription> cacheDescription = Combinators.combine(scope(), backing, optU64(), u64(),
+                fsync.injectNull(0.3))
+            .as((s, b, ttl, max, f) -> new CacheDescription(s.tenant, s.namespace, s.name, b, ttl, max, f));
+        m.put(MessageType.CACHE_LIST_RESULT, Combinators.combine(cacheDescription.list().ofMaxSize(3), optU64())
+            .as(Message.CacheListResult::new));
         m.put(MessageType.CACHE_WATCH, Combinators.combine(scope(), optText(), optU64(), optU32(), optU64())
             .as((s, pre, from, q, r) -> new CacheWatch(s.tenant, s.namespace, s.name, pre, from, q, r)));
         m.put(MessageType.WATCH_SNAPSHOT, watchSnapshot());

@@ -1,6 +1,6 @@
 package dev.felix.bench.micro;
 
-import dev.felix.core.Broker;
+import dev.felix.core.broker.Broker;
 import dev.felix.core.CoreConfig;
 import dev.felix.core.FelixError;
 import dev.felix.core.StartPosition;

@@ -479,11 +479,16 @@ public final class Cache {
      * Idempotent.
      */
     public CompletableFuture<Void> close() {
+        return close(null);
+    }
+
+    /** As {@link #close()}; watches end with {@code reason} (a dropped cache: {@code not_found}) if given. */
+    public CompletableFuture<Void> close(FelixError reason) {
         closing = true;
         loop.post(() -> {
             CompletableFuture<Void> pendingSnapshot = null;
             try {
-                pendingSnapshot = shutdown();
+                pendingSnapshot = shutdown(reason);
             } finally {
                 if (pendingSnapshot == null) {
                     closed.complete(null);
@@ -917,7 +922,7 @@ public final class Cache {
     // ------------------------------------------------------------------ writer: shutdown
 
     /** Returns the snapshot still being written, if any, so close can wait for it. */
-    private CompletableFuture<Void> shutdown() {
+    private CompletableFuture<Void> shutdown(FelixError reason) {
         if (shutDown) {
             return null;
         }
@@ -931,8 +936,8 @@ public final class Cache {
             }
             pendingSnapshot = s.compaction;
         }
-        watches.endAll(closedError());
-        failInbox(closedError());
+        watches.endAll(reason != null ? reason : closedError());
+        failInbox(reason != null ? reason : closedError());
         if (storage != null && state != null) {
             storage.close(true, incarnation);
         }

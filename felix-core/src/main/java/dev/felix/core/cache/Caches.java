@@ -7,11 +7,14 @@ import dev.felix.core.StreamConfig;
 import dev.felix.storage.FsyncPolicy;
 import dev.felix.storage.LogConfig;
 import dev.felix.storage.LogId;
-import java.io.UncheckedIOException;
+import dev.felix.core.metadata.CacheRecord;
+import dev.felix.core.metadata.LocalMetadata;
+import dev.felix.core.metadata.Metadata;
+import dev.felix.core.writer.LogDirectories;
+import java.util.concurrent.CompletionException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -23,17 +26,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The caches of one broker node: create and look up by {@link CacheName}, persist definitions, sweep TTLs,
- * close.
+ * The caches of one broker node: create, look up, list and drop by {@link CacheName}, sweep TTLs, close.
+ * Definitions live in the node's {@link Metadata}.
  *
- * <p><b>Boot cost does not grow with stored data.</b> Constructing this reads nothing. {@link #get} reads
- * one definition file the first time a cache is named; a log cache opens and replays its log only when it
- * is first used ({@link Cache#load()}, or any operation). Definitions live under
- * {@code <dataDir>/caches/<tenant>/<namespace>/<cache>.cache}; a log cache's directory is
+ * <p><b>Boot cost does not grow with stored data.</b> Constructing this reads nothing. {@link #get} asks
+ * metadata the first time a cache is named; a log cache opens and replays its log only when it is first used
+ * ({@link Cache#load()}, or any operation). A log cache's directory is
  * {@code <dataDir>/logs/<LogId(tenant, namespace, "cache:" + cache, 0)>} (see {@link CacheLog}).
  *
- * <p><b>Thread-safety:</b> thread-safe. Creation is serialised (it may write a file); lookups of known
- * caches are a map read.
+ * <p><b>Thread-safety:</b> thread-safe. Lookups of known caches are a map read; creating and dropping return
+ * futures that complete once metadata holds the change (the blocking {@link #create} waits for it: tools and
+ * tests only, never an event loop).
  */
 public final class Caches implements AutoCloseable {
 
@@ -43,105 +46,125 @@ public final class Caches implements AutoCloseable {
     static final long CLOSE_WAIT_SECONDS = 30;
 
     private final CacheRuntime runtime;
-    private final CacheCatalog catalog;
+    private final Metadata metadata;
+    private final boolean autoCreateTenants;
     private final ConcurrentHashMap<CacheName, Cache> caches = new ConcurrentHashMap<>();
     private final AtomicLong watchIds = new AtomicLong();
-    private final Object createLock = new Object();
     private final ScheduledFuture<?> sweeper;
     private volatile boolean closed;
 
+    /** Caches with their own local metadata (under the runtime's data directory); tenants register on create. */
     public Caches(CacheRuntime runtime) {
+        this(runtime, runtime.dataDir() == null ? LocalMetadata.inMemory() : LocalMetadata.at(runtime.dataDir()), true);
+    }
+
+    /**
+     * @param metadata          where definitions live
+     * @param autoCreateTenants register an unknown tenant on create (dev mode) instead of refusing it
+     */
+    public Caches(CacheRuntime runtime, Metadata metadata, boolean autoCreateTenants) {
         this.runtime = runtime;
-        this.catalog = runtime.catalogRoot() == null ? null : new CacheCatalog(runtime.catalogRoot());
+        this.metadata = metadata;
+        this.autoCreateTenants = autoCreateTenants;
         long every = runtime.sweepInterval().toMillis();
         this.sweeper = runtime.timer() == null ? null
                 : runtime.timer().scheduleWithFixedDelay(this::sweepAll, every, every, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Creates the cache, or returns it if it exists with the same definition. The definition is stored
-     * durably before this returns (when the node has a data directory).
-     *
-     * @throws FelixException {@code already_exists} (same name, another definition), {@code bad_request} (a
-     *                        log cache on a node without storage), {@code unavailable} (closed, or the
-     *                        definition could not be stored)
+     * Creates the cache, or returns it if it exists with the same definition; completes once the definition
+     * is stored. Fails with {@code already_exists} (same name, another definition), {@code bad_request} (a log
+     * cache on a node without storage), {@code not_found} (unknown tenant), {@code unavailable} (closed, or
+     * the definition could not be stored).
      */
-    public Cache create(CacheName name, CacheConfig config) throws FelixException {
-        checkOpen();
-        if (config.backing() == CacheConfig.Backing.LOG && runtime.storage() == null) {
-            throw FelixError.of(ErrorCode.BAD_REQUEST, "log caches need a data directory; this node runs without"
-                    + " storage").toException();
+    public CompletableFuture<Cache> createAsync(CacheName name, CacheConfig config) {
+        try {
+            checkOpen();
+            if (config.backing() == CacheConfig.Backing.LOG && runtime.storage() == null) {
+                throw FelixError.of(ErrorCode.BAD_REQUEST, "log caches need a data directory; this node runs"
+                        + " without storage").toException();
+            }
+        } catch (FelixException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        synchronized (createLock) {
-            Cache existing = lookup(name);
-            if (existing != null) {
-                if (!existing.config().equals(config)) {
-                    throw FelixError.of(ErrorCode.ALREADY_EXISTS, "cache " + name + " exists with another"
-                            + " definition (" + existing.config().backing().wireName() + ")").toException();
-                }
-                return existing;
+        CompletableFuture<Void> tenant = autoCreateTenants && !metadata.tenantExists(name.tenant())
+                ? metadata.createTenant(name.tenant()) : CompletableFuture.completedFuture(null);
+        return tenant.thenCompose(v -> metadata.createCache(name, config)).thenApply(this::live);
+    }
+
+    /** {@link #createAsync}, waiting for it. */
+    public Cache create(CacheName name, CacheConfig config) throws FelixException {
+        try {
+            return createAsync(name, config).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw FelixError.of(ErrorCode.UNAVAILABLE, "interrupted while creating cache " + name).toException();
+        } catch (ExecutionException e) {
+            Throwable c = e.getCause() instanceof CompletionException && e.getCause().getCause() != null
+                    ? e.getCause().getCause() : e.getCause();
+            if (c instanceof FelixException fe) {
+                throw fe;
             }
-            if (catalog != null) {
-                try {
-                    catalog.store(name, config);
-                } catch (UncheckedIOException e) {
-                    throw FelixError.of(ErrorCode.UNAVAILABLE, e.getMessage()).toException();
-                }
-            }
-            Cache cache = build(name, config);
-            caches.put(name, cache);
-            return cache;
+            throw FelixError.of(ErrorCode.INTERNAL, "creating cache " + name + " failed: " + c).toException();
         }
     }
 
     /**
-     * The cache named {@code name} (its definition is read on first use; a log cache is not loaded yet).
+     * The cache named {@code name} (a log cache is not loaded yet).
      *
      * @throws FelixException {@code not_found}; {@code corruption} when its definition cannot be read
      */
     public Cache get(CacheName name) throws FelixException {
+        return find(name).orElseThrow(
+                () -> FelixError.of(ErrorCode.NOT_FOUND, "cache not found: " + name).toException());
+    }
+
+    /** The cache if it exists; never creates. */
+    public Optional<Cache> find(CacheName name) throws FelixException {
         Cache c = caches.get(name);
         if (c != null) {
-            return c;
+            return Optional.of(c);
         }
         checkOpen();
-        synchronized (createLock) {
-            c = lookup(name);
+        Optional<CacheRecord> stored = metadata.cache(name);
+        if (stored.isEmpty()) {
+            return Optional.empty();
         }
-        if (c == null) {
-            throw FelixError.of(ErrorCode.NOT_FOUND, "cache not found: " + name).toException();
-        }
-        return c;
+        return Optional.of(live(stored.get()));
     }
 
-    /** The cache if it exists, as {@link #get} without the error. */
-    public Optional<Cache> find(CacheName name) throws FelixException {
-        try {
-            return Optional.of(get(name));
-        } catch (FelixException e) {
-            if (e.code() == ErrorCode.NOT_FOUND) {
-                return Optional.empty();
-            }
-            throw e;
-        }
-    }
-
-    /** Names of the caches of a tenant (and namespace, if not null), sorted; walks the definitions. */
-    public List<CacheName> list(String tenant, String namespace) {
-        TreeSet<String> seen = new TreeSet<>();
+    /** Names of the caches of a tenant (and namespace, if not null), sorted. */
+    public List<CacheName> list(String tenant, String namespace) throws FelixException {
         List<CacheName> out = new ArrayList<>();
-        List<CacheName> all = new ArrayList<>(caches.keySet());
-        if (catalog != null) {
-            all.addAll(catalog.list(tenant, namespace));
+        for (CacheRecord r : metadata.caches(tenant, namespace)) {
+            out.add(r.name());
         }
-        for (CacheName n : all) {
-            if (n.tenant().equals(tenant) && (namespace == null || n.namespace().equals(namespace))
-                    && seen.add(n.toString())) {
-                out.add(n);
-            }
-        }
-        out.sort((a, b) -> a.toString().compareTo(b.toString()));
         return out;
+    }
+
+    /**
+     * Drops a cache and its data: its definition first (durably), then its watches end with
+     * {@code not_found}, queued mutations are refused, and its log is removed. Refused with {@code in_use}
+     * while it has watchers, unless {@code force}.
+     */
+    public CompletableFuture<Void> drop(CacheName name, boolean force) {
+        Cache live;
+        try {
+            checkOpen();
+            live = find(name).orElse(null);
+        } catch (FelixException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (live != null && !force && live.info().watchers() > 0) {
+            return CompletableFuture.failedFuture(FelixError.of(ErrorCode.IN_USE, "cache " + name + " has "
+                    + live.info().watchers() + " watcher(s); drop it with force to end them").toException());
+        }
+        return metadata.deleteCache(name).thenCompose(record -> {
+            Cache c = caches.remove(name);
+            CompletableFuture<Void> closing = c == null ? CompletableFuture.completedFuture(null)
+                    : c.close(FelixError.of(ErrorCode.NOT_FOUND, "cache " + name + " was dropped"));
+            return closing.thenRun(() -> removeLog(record));
+        });
     }
 
     /** Caches in use on this node (named since start). */
@@ -186,41 +209,45 @@ public final class Caches implements AutoCloseable {
         }
     }
 
-    /** Known or stored cache, registered on first sight; null if none. Caller holds createLock. */
-    private Cache lookup(CacheName name) throws FelixException {
-        Cache c = caches.get(name);
-        if (c != null || catalog == null) {
-            return c;
-        }
-        Optional<CacheConfig> stored;
-        try {
-            stored = catalog.load(name);
-        } catch (UncheckedIOException e) {
-            throw FelixError.of(ErrorCode.UNAVAILABLE, e.getMessage()).toException();
-        } catch (IllegalStateException e) {
-            throw FelixError.of(ErrorCode.CORRUPTION, e.getMessage()).toException();
-        }
-        if (stored.isEmpty()) {
-            return null;
-        }
-        if (stored.get().backing() == CacheConfig.Backing.LOG && runtime.storage() == null) {
-            throw FelixError.of(ErrorCode.UNAVAILABLE, "cache " + name + " is a log cache but this node runs"
-                    + " without storage").toException();
-        }
-        c = build(name, stored.get());
-        caches.put(name, c);
-        return c;
+    /** The live cache of a stored definition, built on first use. */
+    private Cache live(CacheRecord r) {
+        return caches.computeIfAbsent(r.name(), n -> build(n, r.config(), r.uid()));
     }
 
-    private Cache build(CacheName name, CacheConfig config) {
+    private Cache build(CacheName name, CacheConfig config, long uid) {
         CacheLog log = null;
         if (config.backing() == CacheConfig.Backing.LOG) {
-            LogId id = new LogId(name.tenant(), name.namespace(), "cache:" + name.cache(), 0);
-            log = new CacheLog(name.toString(), id.resolve(runtime.logsRoot()), logConfig(config),
+            if (runtime.storage() == null) {
+                throw new IllegalStateException("cache " + name + " is a log cache but this node runs without storage");
+            }
+            log = new CacheLog(name.toString(), logDirectory(name, uid), logConfig(config),
                     runtime.storage(), config.fsync() == StreamConfig.Fsync.ON_COMMIT);
         }
         return new Cache(name, config, log, runtime.writers(), runtime.io(), runtime.clock(),
                 watchIds::incrementAndGet);
+    }
+
+    /** Where the log of a log cache lives. */
+    java.nio.file.Path logDirectory(CacheName name, long uid) {
+        return new LogId(name.tenant(), name.namespace(), "cache:" + name.cache(), 0).resolve(runtime.logsRoot());
+    }
+
+    private void removeLog(CacheRecord r) {
+        if (r.config().backing() != CacheConfig.Backing.LOG || runtime.logsRoot() == null) {
+            return;
+        }
+        java.nio.file.Path retired;
+        try {
+            retired = LogDirectories.retire(logDirectory(r.name(), r.uid()));
+        } catch (java.io.IOException e) {
+            LOG.warn("could not move aside the log of dropped cache {}; remove it by hand: {}", r.name(), e.toString());
+            return;
+        }
+        if (runtime.io() != null) {
+            runtime.io().execute(() -> LogDirectories.remove(retired));
+        } else {
+            LogDirectories.remove(retired);
+        }
     }
 
     /** The log settings of a log cache. */

@@ -206,11 +206,16 @@ public final class Shard {
      * {@code on_commit} owes); idempotent. The future completes once that has run.
      */
     public CompletableFuture<Void> close() {
+        return close(FelixError.of(ErrorCode.UNAVAILABLE, "the broker is shutting down"));
+    }
+
+    /** As {@link #close()}; subscriptions end with {@code reason} (a deleted stream: {@code not_found}). */
+    public CompletableFuture<Void> close(FelixError reason) {
         closing = true;
         CompletableFuture<Void> done = new CompletableFuture<>();
         loop.post(() -> {
             try {
-                shutdown();
+                shutdown(reason);
             } finally {
                 done.complete(null);
             }
@@ -343,9 +348,9 @@ public final class Shard {
         fanout.register(s, request, oldest, incarnation, result);
     }
 
-    private void shutdown() {
+    private void shutdown(FelixError reason) {
         writer.force(); // appended publishes waiting for their fsync: force them now so they are answered
-        fanout.endAll(FelixError.of(ErrorCode.UNAVAILABLE, "the broker is shutting down"));
+        fanout.endAll(reason);
         PublishRequest p;
         while ((p = inbox.poll()) != null) {
             fail(p, FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down"));

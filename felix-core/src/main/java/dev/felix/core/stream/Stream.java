@@ -1,5 +1,7 @@
 package dev.felix.core.stream;
 
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
 import java.util.ArrayList;
@@ -16,12 +18,14 @@ public final class Stream {
 
     private final StreamName name;
     private final StreamConfig config;
+    private final long uid;
     private final Shard[] shards;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
-    Stream(StreamName name, StreamConfig config, Shard[] shards) {
+    Stream(StreamName name, StreamConfig config, long uid, Shard[] shards) {
         this.name = name;
         this.config = config;
+        this.uid = uid;
         this.shards = shards;
     }
 
@@ -31,6 +35,11 @@ public final class Stream {
 
     public StreamConfig config() {
         return config;
+    }
+
+    /** The uid metadata gave this stream (0: created before uids, or created on first use in dev mode). */
+    public long uid() {
+        return uid;
     }
 
     public int shardCount() {
@@ -65,10 +74,16 @@ public final class Stream {
         return new StreamInfo(name, config, infos);
     }
 
+    /** Closes every shard: the broker is shutting down. */
     java.util.concurrent.CompletableFuture<Void> close() {
+        return close(FelixError.of(ErrorCode.UNAVAILABLE, "the broker is shutting down"));
+    }
+
+    /** Closes every shard; subscriptions end with {@code reason}. */
+    public java.util.concurrent.CompletableFuture<Void> close(FelixError reason) {
         java.util.concurrent.CompletableFuture<?>[] all = new java.util.concurrent.CompletableFuture<?>[shards.length];
         for (int i = 0; i < shards.length; i++) {
-            all[i] = shards[i].close();
+            all[i] = shards[i].close(reason);
         }
         return java.util.concurrent.CompletableFuture.allOf(all);
     }

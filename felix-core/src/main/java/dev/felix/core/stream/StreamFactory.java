@@ -43,7 +43,8 @@ public final class StreamFactory {
         this.logsRoot = logsRoot;
     }
 
-    public Stream create(StreamName name, StreamConfig streamConfig) {
+    /** The stream {@code name} with metadata's {@code uid} (0 for a legacy or dev-mode stream). */
+    public Stream create(StreamName name, StreamConfig streamConfig, long uid) {
         if (streamConfig.durable() && storage == null) {
             throw new IllegalStateException("durable streams need a data directory");
         }
@@ -60,13 +61,17 @@ public final class StreamFactory {
             String label = name + "/" + i;
             ShardLog log = null;
             if (streamConfig.durable()) {
-                LogId id = new LogId(name.tenant(), name.namespace(), name.stream(), i);
-                log = new ShardLog(label, id.resolve(logsRoot), logConfig, storage);
+                log = new ShardLog(label, logDirectory(name, i, uid), logConfig, storage);
             }
             shards[i] = new Shard(label, i, incarnation, config, metrics, executor,
                     subscriberIds::incrementAndGet, policy, log, onCommit);
         }
-        return new Stream(name, streamConfig, shards);
+        return new Stream(name, streamConfig, uid, shards);
+    }
+
+    /** Where shard {@code shard} of the stream keeps its log. */
+    public Path logDirectory(StreamName name, int shard, long uid) {
+        return new LogId(name.tenant(), name.namespace(), name.stream(), shard).resolve(logsRoot);
     }
 
     private LogConfig logConfig(StreamConfig s) {

@@ -167,25 +167,6 @@ class CacheFormatTest {
     }
 
     @Test
-    void definition_roundTrips_andOldFilesTakeDefaults() {
-        CacheConfig c = CacheConfig.log(StreamConfig.Fsync.ON_COMMIT).withDefaultTtl(Duration.ofSeconds(90))
-                .withMaxEntries(12).withChangeRing(7, 700).withWatcherQueue(new QueueLimits(3, 300))
-                .withWriterQueue(new QueueLimits(5, 500)).withMaxValueBytes(1000).withSnapshotEveryChanges(10)
-                .withSegmentBytes(8192);
-        assertThat(CacheCatalog.decode(CacheCatalog.encode(c))).isEqualTo(c);
-        java.util.Properties minimal = new java.util.Properties();
-        minimal.setProperty("backing", "memory");
-        assertThat(CacheCatalog.decode(minimal)).isEqualTo(CacheConfig.defaults());
-        CacheCatalog catalog = new CacheCatalog(tmp);
-        CacheName n = new CacheName("t", "ns", "c");
-        assertThat(catalog.load(n)).isEmpty();
-        catalog.store(n, c);
-        assertThat(catalog.load(n)).contains(c);
-        assertThat(catalog.list("t", "ns")).containsExactly(n);
-        assertThat(catalog.list("t", "other")).isEmpty();
-    }
-
-    @Test
     void meta_roundTrips() throws IOException {
         assertThat(CacheMeta.read(tmp)).isNull();
         new CacheMeta(123, false).write(tmp);

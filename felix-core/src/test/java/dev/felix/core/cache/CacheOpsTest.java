@@ -222,7 +222,7 @@ class CacheOpsTest {
     @Test
     void sweep_ofManyEntries_yieldsBetweenPasses_andRemovesThemAll() {
         Cache c = fx.cache("c", CacheConfig.memory());
-        int n = Cache.EXPIRE_PER_PASS * 2 + 17;
+        int n = CacheStore.EXPIRE_PER_PASS * 2 + 17;
         for (int i = 0; i < n; i++) {
             c.put("k" + i, bytes("v"), Duration.ofSeconds(1));
         }

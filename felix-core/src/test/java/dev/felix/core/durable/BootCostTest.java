@@ -2,7 +2,7 @@ package dev.felix.core.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.felix.core.Broker;
+import dev.felix.core.broker.Broker;
 import dev.felix.core.CoreConfig;
 import dev.felix.core.FelixError;
 import dev.felix.core.StreamConfig;
@@ -35,6 +35,9 @@ class BootCostTest {
         // Store 2,000 durable streams with one event each, in groups so few logs are open at once.
         for (int group = 0; group < STREAMS / 200; group++) {
             try (Broker broker = new Broker(config)) {
+                for (int t = 0; t < 7; t++) {
+                    broker.metadata().createTenant("t" + t).join(); // as a server does from its auth config
+                }
                 for (int i = group * 200; i < (group + 1) * 200; i++) {
                     Stream s = broker.createStream(name(i), new StreamConfig(1, true, StreamConfig.Fsync.NONE, 0, null));
                     assertThat(publish(s, "event-" + i).get(10, TimeUnit.SECONDS)).isZero();

@@ -2,7 +2,7 @@ package dev.felix.core.testing;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.felix.core.Broker;
+import dev.felix.core.broker.Broker;
 import dev.felix.core.CoreConfig;
 import dev.felix.core.FelixException;
 import dev.felix.core.QueueLimits;

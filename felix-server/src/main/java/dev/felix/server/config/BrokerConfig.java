@@ -63,7 +63,7 @@ public record BrokerConfig(
     public CoreConfig coreConfig() {
         return new CoreConfig(shardThreads, ringEvents, ringBytes, writerQueue, subscriberQueue,
                 subscriberQueuePolicy, QueuePolicy.CATCH_UP, CoreConfig.defaults().maxBatchEvents(),
-                CoreConfig.defaults().maxBatchBytes(), autoCreate, inlineWriters,
+                CoreConfig.defaults().maxBatchBytes(), autoCreate, autoCreate || devMode(), inlineWriters,
                 new CoreConfig.Storage(dataDir, segmentBytes, repairCorruptTail, storageFlushThreads, retentionCheck));
     }
 

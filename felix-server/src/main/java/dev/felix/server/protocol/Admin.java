@@ -17,12 +17,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Stream admin requests: {@code stream_create}, {@code stream_describe}, {@code stream_list}. Describe
- * opens the stream's logs (it reports their offsets); list reports offsets only of streams already in
- * use, so listing never opens logs.
+ * Stream admin requests: {@code stream_create}, {@code stream_describe}, {@code stream_list},
+ * {@code stream_delete}. Describe opens the stream's logs (it reports their offsets); list reports offsets
+ * only of streams already in use, so listing never opens logs. Each returns its reply as a future (metadata
+ * writes complete later); the stream writes replies in request order. Stateless.
  */
 final class Admin {
     private Admin() {
+    }
+
+    /** Whether {@code m} is a stream admin request. */
+    static boolean handles(Message m) {
+        return m instanceof Message.StreamCreate || m instanceof Message.StreamDescribe
+                || m instanceof Message.StreamList || m instanceof Message.StreamDelete;
     }
 
     /** The reply to an admin request from a stream authenticated for {@code tenant}. */
@@ -30,16 +37,24 @@ final class Admin {
         Long requestId = requestId(request);
         try {
             if (request instanceof Message.StreamCreate c) {
-                StreamName name = name(tenant, c.tenantId(), c.namespace(), c.stream());
-                Stream stream = context.broker.createStream(name, config(c));
-                return loaded(stream).thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
+                StreamName name = Routing.streamName(tenant, c.tenantId(), c.namespace(), c.stream());
+                return context.broker.createStreamAsync(name, config(c))
+                        .thenCompose(Admin::loaded)
+                        .thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
                         .exceptionally(e -> error(context, e, requestId, negotiated));
             }
             if (request instanceof Message.StreamDescribe d) {
-                StreamName name = name(tenant, d.tenantId(), d.namespace(), d.stream());
+                StreamName name = Routing.streamName(tenant, d.tenantId(), d.namespace(), d.stream());
                 Stream stream = context.broker.find(name).orElseThrow(
                         () -> new FelixException(ErrorCode.NOT_FOUND, "stream '" + name + "' not found"));
                 return loaded(stream).thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
+                        .exceptionally(e -> error(context, e, requestId, negotiated));
+            }
+            if (request instanceof Message.StreamDelete d) {
+                StreamName name = Routing.streamName(tenant, d.tenantId(), d.namespace(), d.stream());
+                return context.broker.deleteStream(name, Boolean.TRUE.equals(d.force()))
+                        .thenApply(v -> (Message) new Message.StreamDeleted(name.tenant(), name.namespace(),
+                                name.stream(), requestId))
                         .exceptionally(e -> error(context, e, requestId, negotiated));
             }
             Message.StreamList l = (Message.StreamList) request;
@@ -67,8 +82,12 @@ final class Admin {
                         shards.stream().map(CompletableFuture::join).toList()));
     }
 
-    private static Message error(ServerContext context, Throwable e, Long requestId, int negotiated) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    /** The error reply for a failed request (and its count in the error metric). */
+    static Message error(ServerContext context, Throwable e, Long requestId, int negotiated) {
+        Throwable cause = e;
+        while (cause instanceof CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
         FelixError error = cause instanceof FelixException fe ? fe.error()
                 : FelixError.of(cause instanceof IllegalArgumentException ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL,
                         String.valueOf(cause.getMessage()));
@@ -83,16 +102,10 @@ final class Admin {
         if (m instanceof Message.StreamDescribe d) {
             return d.requestId();
         }
-        return ((Message.StreamList) m).requestId();
-    }
-
-    private static StreamName name(String tenant, String tenantId, String namespace, String stream)
-            throws FelixException {
-        if (!tenant.equals(tenantId)) {
-            throw new FelixException(ErrorCode.FORBIDDEN, "tenant mismatch: this stream is authenticated for '"
-                    + tenant + "'");
+        if (m instanceof Message.StreamDelete d) {
+            return d.requestId();
         }
-        return new StreamName(tenantId, namespace, stream);
+        return ((Message.StreamList) m).requestId();
     }
 
     private static StreamConfig config(Message.StreamCreate c) {

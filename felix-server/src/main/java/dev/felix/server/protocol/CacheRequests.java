@@ -1,40 +1,51 @@
 package dev.felix.server.protocol;
 
-import dev.felix.core.ErrorCode;
-import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.cache.Cache;
 import dev.felix.core.cache.CacheConfig;
 import dev.felix.core.cache.CacheInfo;
 import dev.felix.core.cache.CacheName;
+import dev.felix.wire.CacheDescription;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.Message;
 import dev.felix.wire.WirePayload;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Cache requests on a client stream: {@code cache_put}, {@code cache_get} (upstream) and, as
- * extensions, {@code cache_delete}, {@code cache_create}, {@code cache_describe}. Each returns its reply
- * as a future; the stream writes replies in request order.
+ * Cache requests on a client stream: {@code cache_put}, {@code cache_get} (upstream) and, as extensions,
+ * {@code cache_delete}, {@code cache_create}, {@code cache_describe}, {@code cache_list},
+ * {@code cache_drop}. Each returns its reply as a future; the stream writes replies in request order.
+ * Writes in dev mode create a missing cache; reads never do. Stateless.
  */
 final class CacheRequests {
     private CacheRequests() {
     }
 
+    /** Whether {@code m} is a cache request (watches excepted: they take their stream over). */
+    static boolean handles(Message m) {
+        return m instanceof Message.CachePut || m instanceof Message.CacheGet || m instanceof Message.CacheDelete
+                || m instanceof Message.CacheCreate || m instanceof Message.CacheDescribe
+                || m instanceof Message.CacheList || m instanceof Message.CacheDrop;
+    }
+
     static CompletableFuture<WirePayload> handle(ServerContext context, String tenant, Message m, int negotiated) {
         try {
             if (m instanceof Message.CachePut p) {
-                Cache cache = cache(context, tenant, p.tenantId(), p.namespace(), p.cache());
+                Cache cache = Routing.cache(context, Routing.cacheName(tenant, p.tenantId(), p.namespace(), p.cache()),
+                        true);
                 Duration ttl = p.ttlMs() == null ? null : Duration.ofMillis(Math.max(1, p.ttlMs()));
                 return cache.put(p.key(), p.value(), ttl)
                         .thenApply(offset -> ok(p.requestId(), offset, negotiated))
                         .exceptionally(e -> error(context, e, p.requestId(), negotiated));
             }
             if (m instanceof Message.CacheGet g) {
-                Cache cache = cache(context, tenant, g.tenantId(), g.namespace(), g.cache());
+                Cache cache = Routing.cache(context, Routing.cacheName(tenant, g.tenantId(), g.namespace(), g.cache()),
+                        false);
                 // load() first: a log cache not loaded yet must not block the event loop in get()
                 return cache.load().thenApply(info -> {
                     try {
@@ -46,51 +57,41 @@ final class CacheRequests {
                 }).exceptionally(e -> error(context, e, g.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDelete d) {
-                Cache cache = cache(context, tenant, d.tenantId(), d.namespace(), d.cache());
+                Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()),
+                        true);
                 return cache.delete(d.key())
                         .thenApply(offset -> ok(d.requestId(), offset, negotiated))
                         .exceptionally(e -> error(context, e, d.requestId(), negotiated));
             }
             if (m instanceof Message.CacheCreate c) {
-                CacheName name = name(tenant, c.tenantId(), c.namespace(), c.cache());
+                CacheName name = Routing.cacheName(tenant, c.tenantId(), c.namespace(), c.cache());
                 CacheConfig config = config(c);
-                Cache cache = context.broker.caches().create(name, config);
-                return cache.load().thenApply(info -> info(cache, info, c.requestId()))
+                return context.broker.caches().createAsync(name, config)
+                        .thenCompose(cache -> cache.load().thenApply(info -> info(cache, info, c.requestId())))
                         .exceptionally(e -> error(context, e, c.requestId(), negotiated));
             }
-            Message.CacheDescribe d = (Message.CacheDescribe) m;
-            CacheName name = name(tenant, d.tenantId(), d.namespace(), d.cache());
-            Cache cache = context.broker.caches().get(name);
-            return cache.load().thenApply(info -> info(cache, info, d.requestId()))
+            if (m instanceof Message.CacheDescribe d) {
+                Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()),
+                        false);
+                return cache.load().thenApply(info -> info(cache, info, d.requestId()))
+                        .exceptionally(e -> error(context, e, d.requestId(), negotiated));
+            }
+            if (m instanceof Message.CacheList l) {
+                Routing.checkTenant(tenant, l.tenantId());
+                List<CacheDescription> caches = new ArrayList<>();
+                for (CacheName n : context.broker.caches().list(l.tenantId(), l.namespace())) {
+                    context.broker.caches().find(n).ifPresent(c -> caches.add(describe(c)));
+                }
+                return CompletableFuture.completedFuture(new Message.CacheListResult(caches, l.requestId()));
+            }
+            Message.CacheDrop d = (Message.CacheDrop) m;
+            CacheName name = Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache());
+            return context.broker.caches().drop(name, Boolean.TRUE.equals(d.force()))
+                    .thenApply(v -> (WirePayload) new Message.CacheDropped(name.tenant(), name.namespace(),
+                            name.cache(), d.requestId()))
                     .exceptionally(e -> error(context, e, d.requestId(), negotiated));
         } catch (FelixException | IllegalArgumentException e) {
             return CompletableFuture.completedFuture(error(context, e, requestId(m), negotiated));
-        }
-    }
-
-    /** The named cache; in dev mode (auto-create) a memory cache with defaults is created on first use. */
-    static Cache cache(ServerContext context, String tenant, String tenantId, String namespace, String cache)
-            throws FelixException {
-        CacheName name = name(tenant, tenantId, namespace, cache);
-        var existing = context.broker.caches().find(name);
-        if (existing.isPresent()) {
-            return existing.get();
-        }
-        if (context.config.autoCreate()) {
-            return context.broker.caches().create(name, CacheConfig.defaults());
-        }
-        throw new FelixException(ErrorCode.NOT_FOUND, "cache scope not found: " + name);
-    }
-
-    static CacheName name(String tenant, String tenantId, String namespace, String cache) throws FelixException {
-        if (!tenant.equals(tenantId)) {
-            throw new FelixException(ErrorCode.FORBIDDEN, "tenant mismatch: this stream is authenticated for '"
-                    + tenant + "'");
-        }
-        try {
-            return new CacheName(tenantId, namespace, cache);
-        } catch (IllegalArgumentException e) {
-            throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
         }
     }
 
@@ -126,21 +127,21 @@ final class CacheRequests {
     }
 
     private static WirePayload info(Cache cache, CacheInfo info, Long requestId) {
+        CacheDescription d = describe(cache);
+        return new Message.CacheInfo(d.tenantId(), d.namespace(), d.cache(), d.backing(), d.ttlMs(), d.maxEntries(),
+                d.fsync(), info.entries(), info.nextOffset(), requestId);
+    }
+
+    private static CacheDescription describe(Cache cache) {
         CacheConfig c = cache.config();
         CacheName n = cache.name();
-        return new Message.CacheInfo(n.tenant(), n.namespace(), n.cache(), c.backing().wireName(),
+        return new CacheDescription(n.tenant(), n.namespace(), n.cache(), c.backing().wireName(),
                 c.defaultTtl() == null ? null : c.defaultTtl().toMillis(), c.maxEntries(),
-                c.backing() == CacheConfig.Backing.LOG ? c.fsync().wireName() : null,
-                info.entries(), info.nextOffset(), requestId);
+                c.backing() == CacheConfig.Backing.LOG ? c.fsync().wireName() : null);
     }
 
     private static WirePayload error(ServerContext context, Throwable e, Long requestId, int negotiated) {
-        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-        FelixError error = cause instanceof FelixException fe ? fe.error()
-                : FelixError.of(cause instanceof IllegalArgumentException ? ErrorCode.BAD_REQUEST : ErrorCode.INTERNAL,
-                        String.valueOf(cause.getMessage()));
-        context.metrics.error(error.code());
-        return Frames.error(error, requestId, negotiated);
+        return Admin.error(context, e, requestId, negotiated);
     }
 
     private static Long requestId(Message m) {
@@ -155,6 +156,12 @@ final class CacheRequests {
         }
         if (m instanceof Message.CacheCreate c) {
             return c.requestId();
+        }
+        if (m instanceof Message.CacheList l) {
+            return l.requestId();
+        }
+        if (m instanceof Message.CacheDrop d) {
+            return d.requestId();
         }
         return ((Message.CacheDescribe) m).requestId();
     }

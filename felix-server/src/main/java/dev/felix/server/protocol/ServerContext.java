@@ -1,6 +1,6 @@
 package dev.felix.server.protocol;
 
-import dev.felix.core.Broker;
+import dev.felix.core.broker.Broker;
 import dev.felix.server.auth.Authenticator;
 import dev.felix.server.config.BrokerConfig;
 import dev.felix.server.metrics.BrokerMetrics;

@@ -40,13 +40,12 @@ final class SubscribeHandler {
     private final String tenant;
     private final ClientStreamHandler controlHandler;
 
-    SubscribeHandler(ServerContext context, ConnectionHandler connection, QuicStreamChannel control,
-            int negotiated, String tenant, ClientStreamHandler controlHandler) {
-        this.context = context;
-        this.connection = connection;
-        this.control = control;
-        this.negotiated = negotiated;
-        this.tenant = tenant;
+    SubscribeHandler(StreamSession session, ClientStreamHandler controlHandler) {
+        this.context = session.context;
+        this.connection = session.connection;
+        this.control = session.channel;
+        this.negotiated = session.negotiated();
+        this.tenant = session.tenant();
         this.controlHandler = controlHandler;
     }
 
@@ -55,24 +54,10 @@ final class SubscribeHandler {
         List<Integer> shards = new ArrayList<>();
         SubscribeRequest request;
         try {
-            if (!tenant.equals(s.tenantId())) {
-                throw new FelixException(ErrorCode.FORBIDDEN, "tenant mismatch: this stream is authenticated for '"
-                        + tenant + "'");
-            }
-            StreamName name;
-            try {
-                name = new StreamName(s.tenantId(), s.namespace(), s.stream());
-            } catch (IllegalArgumentException e) {
-                throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
-            }
+            StreamName name = Routing.streamName(tenant, s.tenantId(), s.namespace(), s.stream());
             stream = context.broker.stream(name);
             if (s.shard() != null) {
-                int shard = s.shard();
-                if (shard < 0 || shard >= stream.shardCount()) {
-                    throw new FelixException(ErrorCode.BAD_REQUEST, "stream " + name + " has " + stream.shardCount()
-                            + " shards; there is no shard " + Integer.toUnsignedString(shard));
-                }
-                shards.add(shard);
+                shards.add(Routing.shardOf(stream, s.shard()).index());
             } else if (stream.shardCount() > 1 && !Capabilities.has(negotiated, Capabilities.SHARDS)) {
                 throw new FelixException(ErrorCode.BAD_REQUEST, "stream " + name + " has " + stream.shardCount()
                         + " shards and this client did not negotiate shard support; subscribe to one shard");
@@ -80,6 +65,9 @@ final class SubscribeHandler {
                 for (int i = 0; i < stream.shardCount(); i++) {
                     shards.add(i);
                 }
+            }
+            for (int shard : shards) {
+                Routing.checkLeads(context, name, shard);
             }
             request = new SubscribeRequest(start(s.start()), policy(s), limits(s),
                     s.incarnation() != null ? s.incarnation() : 0);

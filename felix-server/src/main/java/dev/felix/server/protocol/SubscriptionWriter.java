@@ -6,28 +6,23 @@ import dev.felix.core.stream.EventBatch;
 import dev.felix.core.stream.GapNotice;
 import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
+import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
-import dev.felix.transport.StreamEnds;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.quic.QuicStreamChannel;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Writes one shard subscription to its event stream (a broker-opened unidirectional QUIC stream):
- * {@code event_stream_hello}, then event batches and gap notices in order.
+ * {@code event_stream_hello}, then event batches and gap notices in order, pulled from the core (see
+ * {@link PulledWriter}). Batches are written as the shared, encoded-once frame of the batch. When the
+ * client stops reading (or the connection ends) the core subscription is closed.
  *
- * <p>Delivery is pulled: when the core signals that the subscriber's queue has items, a drain task runs
- * on the stream's event loop and writes while the stream is writable; when QUIC flow control stops
- * it, the stream's writability change resumes it. Batches are written as the shared, encoded-once
- * frame of the batch. When the client stops reading (or the connection ends) the core subscription is
- * closed.
- *
- * <p>Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which only schedule.
+ * <p><b>Threads.</b> Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which only
+ * schedule.
  */
-final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements SubscriptionListener {
+final class SubscriptionWriter extends PulledWriter implements SubscriptionListener {
 
     private final ServerContext context;
     private final ConnectionHandler connection;
@@ -37,9 +32,6 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
     private final boolean withGaps;
     private final boolean withShard;
     private final int negotiated;
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
-    private QuicStreamChannel channel;
-    private boolean closed;
 
     SubscriptionWriter(ServerContext context, ConnectionHandler connection, Subscription subscription,
             long subscriptionId, int negotiated) {
@@ -78,15 +70,13 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
 
     @Override
     public void onDeliveryReady() {
-        if (drainScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(this::drain);
-        }
+        wake();
     }
 
     @Override
     public void onEnd(FelixError error) {
         channel.eventLoop().execute(() -> {
-            drain();
+            drainNow();
             if (!closed && Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
                 channel.write(Frames.json(Frames.error(error, null, negotiated)));
             }
@@ -94,11 +84,8 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
         });
     }
 
-    private void drain() {
-        drainScheduled.set(false);
-        if (closed) {
-            return;
-        }
+    @Override
+    protected void drain() {
         int written = 0;
         while (channel.isWritable()) {
             Delivery d = subscription.poll();
@@ -123,20 +110,6 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
     }
 
     @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (ctx.channel().isWritable()) {
-            drain();
-        }
-        ctx.fireChannelWritabilityChanged();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        close();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         // The client stopped reading (STOP_SENDING) or the stream failed: that is an unsubscribe.
         close();
@@ -144,27 +117,32 @@ final class SubscriptionWriter extends ChannelInboundHandlerAdapter implements S
     }
 
     /** Ends the subscription: closes the core side and the stream. Idempotent. */
+    @Override
     void close() {
-        if (closed) {
+        if (!release()) {
             return;
         }
-        closed = true;
-        subscription.close();
-        context.subscriptions.remove(this);
-        connection.removed(this);
         if (channel != null && channel.isActive()) {
             channel.close();
         }
     }
 
+    /** The core ended the subscription: our side of the stream ends after what was written. */
     private void finish() {
+        if (release()) {
+            StreamEnds.finish(channel); // the last batch went out earlier: nothing to attach the FIN to
+        }
+    }
+
+    /** Closes the core side and forgets the writer; false if that already happened. */
+    private boolean release() {
         if (closed) {
-            return;
+            return false;
         }
         closed = true;
         subscription.close();
         context.subscriptions.remove(this);
         connection.removed(this);
-        StreamEnds.finish(channel); // the last batch went out earlier: nothing to attach the FIN to
+        return true;
     }
 }

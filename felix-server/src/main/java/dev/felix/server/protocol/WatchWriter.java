@@ -12,50 +12,38 @@ import dev.felix.core.cache.SnapshotChunk;
 import dev.felix.core.cache.WatchEnded;
 import dev.felix.core.cache.WatchItem;
 import dev.felix.core.cache.WatchListener;
-import dev.felix.wire.Message;
 import dev.felix.transport.StreamEnds;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.quic.QuicStreamChannel;
+import dev.felix.wire.Message;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Serves a {@code cache_watch} on the stream that carried it: a consistent snapshot
- * ({@code watch_snapshot} chunks) unless resuming, then every change in order ({@code watch_change}),
- * until the watcher falls behind — {@code watch_ended{resume_from}} and the stream ends — or the client
- * ends its side of the stream (which stops the watch).
+ * Serves a {@code cache_watch} on the stream that carried it: a consistent snapshot ({@code watch_snapshot}
+ * chunks) unless resuming, then every change in order ({@code watch_change}), until the watcher falls
+ * behind — {@code watch_ended{resume_from}} and the stream ends — or the client ends its side of the stream
+ * (which stops the watch). Pulled from the cache like a subscription (see {@link PulledWriter}): a slow
+ * watcher fills its own queue in the cache and is ended there; the writers never wait.
  *
- * <p>Delivery is pulled like a subscription's: the cache signals, a drain on the event loop writes while
- * the stream is writable, and QUIC flow control pausing it resumes it on a writability change. A slow
- * watcher therefore fills its own queue in the cache and is ended there; the writers never wait.
+ * <p><b>Threads.</b> Event-loop confined except {@link #onReady()}.
  */
-final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchListener {
+final class WatchWriter extends PulledWriter implements WatchListener {
 
-    private final ServerContext context;
-    private final QuicStreamChannel channel;
-    private final int negotiated;
-    private final String tenant;
+    private final StreamSession session;
     private final ClientStreamHandler control;
-    private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private volatile CacheWatch watch;
-    private boolean closed;
 
-    WatchWriter(ServerContext context, QuicStreamChannel channel, int negotiated, String tenant,
-            ClientStreamHandler control) {
-        this.context = context;
-        this.channel = channel;
-        this.negotiated = negotiated;
-        this.tenant = tenant;
+    WatchWriter(StreamSession session, ClientStreamHandler control) {
+        this.session = session;
         this.control = control;
+        this.channel = session.channel;
     }
 
     void start(Message.CacheWatch request) {
         Cache cache;
         try {
-            cache = CacheRequests.cache(context, tenant, request.tenantId(), request.namespace(), request.cache());
+            cache = Routing.cache(session.context,
+                    Routing.cacheName(session.tenant(), request.tenantId(), request.namespace(), request.cache()), false);
         } catch (FelixException e) {
             refuse(e.error());
             return;
@@ -85,20 +73,18 @@ final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchLis
         watch = w;
         // Ending the client's side of the stream ends the watch.
         control.whenInputEnds(this::close);
-        drain();
+        drainNow();
     }
 
     @Override
     public void onReady() {
-        if (drainScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(this::drain);
-        }
+        wake();
     }
 
-    private void drain() {
-        drainScheduled.set(false);
+    @Override
+    protected void drain() {
         CacheWatch w = watch;
-        if (closed || w == null) {
+        if (w == null) {
             return;
         }
         boolean wrote = false;
@@ -141,27 +127,14 @@ final class WatchWriter extends ChannelInboundHandlerAdapter implements WatchLis
         return expiresAtMillis == CacheEntry.NEVER ? null : expiresAtMillis;
     }
 
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (ctx.channel().isWritable()) {
-            drain();
-        }
-        ctx.fireChannelWritabilityChanged();
-    }
-
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        close();
-        ctx.fireChannelInactive();
-    }
-
     private void refuse(FelixError error) {
-        context.metrics.error(error.code());
+        session.context.metrics.error(error.code());
         closed = true;
-        StreamEnds.writeLast(channel, Frames.json(Frames.error(error, null, negotiated)));
+        StreamEnds.writeLast(channel, Frames.json(Frames.error(error, null, session.negotiated())));
     }
 
     /** Stops the watch; idempotent. */
+    @Override
     void close() {
         CacheWatch w = watch;
         closed = true;

@@ -229,7 +229,7 @@ class MalformedInputTest {
     @Order(1)
     @ParameterizedTest(name = "[{index}] {0}: {1}")
     @MethodSource("afterAuthCases")
-    void afterAuth_typedErrorThenOnlyThisStreamEnds(Dialect dialect, Hostile hostile) {
+    void afterAuth_typedErrorThenOnlyThisStreamEnds(Dialect dialect, Hostile hostile) throws Exception {
         RawStream s = connection.authenticated(dialect.clientFlags);
         s.send(hostile.bytes());
         if (hostile.finish()) {
@@ -343,7 +343,7 @@ class MalformedInputTest {
 
     @Order(6)
     @Test
-    void garbageOnAUnidirectionalStream_isDiscardedAndAffectsNothingElse() {
+    void garbageOnAUnidirectionalStream_isDiscardedAndAffectsNothingElse() throws Exception {
         RawStream s = connection.openUni();
         s.send(WireCodec.encodeFrame(RawConnection.auth(Capabilities.ALL)));
         s.send("garbage garbage garbage".getBytes(StandardCharsets.US_ASCII));

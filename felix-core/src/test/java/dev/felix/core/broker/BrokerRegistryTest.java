@@ -1,4 +1,10 @@
-package dev.felix.core;
+package dev.felix.core.broker;
+
+import dev.felix.core.CoreConfig;
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixException;
+import dev.felix.core.StreamConfig;
+import dev.felix.core.StreamName;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,9 +31,15 @@ class BrokerRegistryTest {
 
     private final List<Broker> brokers = new ArrayList<>();
 
+    /** A broker; without auto-create, tenants t, a, b, ab and acme are registered (as a server does from its auth config). */
     private Broker broker(boolean autoCreate) {
         Broker b = new Broker(CoreConfig.defaults().withShardThreads(1).withAutoCreate(autoCreate));
         brokers.add(b);
+        if (!autoCreate) {
+            for (String t : List.of("t", "a", "b", "ab", "acme")) {
+                b.metadata().createTenant(t).join();
+            }
+        }
         return b;
     }
 
@@ -92,7 +104,8 @@ class BrokerRegistryTest {
 
         FelixException noTenant = notFound(broker, "acme/orders/created");
         assertThat(noTenant.code()).isEqualTo(ErrorCode.NOT_FOUND);
-        assertThat(noTenant.getMessage()).contains("tenant 'acme' not found");
+        assertThat(noTenant.getMessage()).contains("namespace 'acme/orders' not found");
+        assertThat(notFound(broker, "nobody/orders/created").getMessage()).contains("tenant 'nobody' not found");
 
         broker.createStream(name("acme/orders/created"), StreamConfig.ephemeral());
 
@@ -126,7 +139,7 @@ class BrokerRegistryTest {
     }
 
     @Test
-    void createStream_durable_isABadRequestForNow() {
+    void createStream_durable_isABadRequestForNow() throws Exception {
         Broker broker = broker(false);
         StreamConfig durable = new StreamConfig(1, true, StreamConfig.Fsync.ON_COMMIT, 0, Duration.ofHours(1));
 

@@ -1,0 +1,41 @@
+package dev.felix.cli;
+
+import dev.felix.client.FelixClient;
+import dev.felix.wire.CacheDescription;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+
+/** {@code felix cache list}. */
+@Command(name = "list", mixinStandardHelpOptions = true, description = "List the caches of a tenant or namespace.")
+final class CacheListCommand implements Callable<Integer> {
+
+    @Parameters(paramLabel = "TENANT[/NAMESPACE]", description = "whose caches to list")
+    String scope;
+
+    @Mixin
+    ClientOptions client;
+
+    @Override
+    public Integer call() {
+        String[] parts = scope.split("/", -1);
+        if (parts.length > 2 || parts[0].isEmpty()) {
+            throw new Errors.UsageException("expected TENANT or TENANT/NAMESPACE, got '" + scope + "'");
+        }
+        try (FelixClient c = client.connect(parts[0])) {
+            List<CacheDescription> caches = c.caches().list(parts.length == 2 ? parts[1] : null);
+            System.out.printf("%-40s %-8s %-10s %12s%n", "CACHE", "BACKING", "TTL", "MAX ENTRIES");
+            for (CacheDescription d : caches) {
+                String ttl = d.ttlMs() == null ? "none" : d.ttlMs() % 1000 == 0 ? d.ttlMs() / 1000 + "s" : d.ttlMs() + "ms";
+                System.out.printf("%-40s %-8s %-10s %12d%n", d.tenantId() + "/" + d.namespace() + "/" + d.cache(),
+                        d.backing(), ttl, d.maxEntries());
+            }
+            if (caches.isEmpty()) {
+                System.out.println("(no caches)");
+            }
+        }
+        return 0;
+    }
+}

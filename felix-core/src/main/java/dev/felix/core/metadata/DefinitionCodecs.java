@@ -1,0 +1,105 @@
+package dev.felix.core.metadata;
+
+import dev.felix.core.QueueLimits;
+import dev.felix.core.StreamConfig;
+import dev.felix.core.cache.CacheConfig;
+import java.time.Duration;
+import java.util.Properties;
+
+/**
+ * Stream and cache definitions as properties files. Keys are stable: files written by earlier versions
+ * decode (a missing {@code uid} is 0, the legacy log directory; cache settings missing from an older file
+ * take today's defaults).
+ */
+final class DefinitionCodecs {
+    private DefinitionCodecs() {
+    }
+
+    static final String UID = "uid";
+
+    static Properties encode(StreamConfig c, long uid) {
+        Properties p = new Properties();
+        p.setProperty(UID, Long.toHexString(uid));
+        p.setProperty("shards", Integer.toString(c.shards()));
+        p.setProperty("durable", Boolean.toString(c.durable()));
+        p.setProperty("fsync", c.fsync().wireName());
+        p.setProperty("retention_bytes", Long.toString(c.retentionBytes()));
+        if (c.retentionAge() != null) {
+            p.setProperty("retention_age_ms", Long.toString(c.retentionAge().toMillis()));
+        }
+        return p;
+    }
+
+    static StreamConfig decodeStream(Properties p) {
+        String age = p.getProperty("retention_age_ms");
+        return new StreamConfig(
+                Integer.parseInt(required(p, "shards")),
+                Boolean.parseBoolean(required(p, "durable")),
+                StreamConfig.Fsync.parse(required(p, "fsync")),
+                Long.parseLong(p.getProperty("retention_bytes", "0")),
+                age == null ? null : Duration.ofMillis(Long.parseLong(age)));
+    }
+
+    static Properties encode(CacheConfig c, long uid) {
+        Properties p = new Properties();
+        p.setProperty(UID, Long.toHexString(uid));
+        p.setProperty("backing", c.backing().wireName());
+        if (c.defaultTtl() != null) {
+            p.setProperty("default_ttl_ms", Long.toString(c.defaultTtl().toMillis()));
+        }
+        p.setProperty("max_entries", Integer.toString(c.maxEntries()));
+        p.setProperty("change_ring_events", Integer.toString(c.changeRingEvents()));
+        p.setProperty("change_ring_bytes", Long.toString(c.changeRingBytes()));
+        p.setProperty("watcher_queue_events", Integer.toString(c.watcherQueue().events()));
+        p.setProperty("watcher_queue_bytes", Long.toString(c.watcherQueue().bytes()));
+        p.setProperty("writer_queue_events", Integer.toString(c.writerQueue().events()));
+        p.setProperty("writer_queue_bytes", Long.toString(c.writerQueue().bytes()));
+        p.setProperty("max_value_bytes", Integer.toString(c.maxValueBytes()));
+        p.setProperty("fsync", c.fsync().wireName());
+        p.setProperty("snapshot_every_changes", Long.toString(c.snapshotEveryChanges()));
+        p.setProperty("segment_bytes", Long.toString(c.segmentBytes()));
+        return p;
+    }
+
+    static CacheConfig decodeCache(Properties p) {
+        CacheConfig d = CacheConfig.defaults();
+        String ttl = p.getProperty("default_ttl_ms");
+        return new CacheConfig(
+                CacheConfig.Backing.parse(required(p, "backing")),
+                ttl == null ? null : Duration.ofMillis(Long.parseLong(ttl)),
+                intOr(p, "max_entries", d.maxEntries()),
+                intOr(p, "change_ring_events", d.changeRingEvents()),
+                longOr(p, "change_ring_bytes", d.changeRingBytes()),
+                new QueueLimits(intOr(p, "watcher_queue_events", d.watcherQueue().events()),
+                        longOr(p, "watcher_queue_bytes", d.watcherQueue().bytes())),
+                new QueueLimits(intOr(p, "writer_queue_events", d.writerQueue().events()),
+                        longOr(p, "writer_queue_bytes", d.writerQueue().bytes())),
+                intOr(p, "max_value_bytes", d.maxValueBytes()),
+                StreamConfig.Fsync.parse(p.getProperty("fsync", d.fsync().wireName())),
+                longOr(p, "snapshot_every_changes", d.snapshotEveryChanges()),
+                longOr(p, "segment_bytes", d.segmentBytes()));
+    }
+
+    static long uid(Properties p) {
+        String v = p.getProperty(UID);
+        return v == null ? 0 : Long.parseUnsignedLong(v, 16);
+    }
+
+    private static String required(Properties p, String key) {
+        String v = p.getProperty(key);
+        if (v == null) {
+            throw new IllegalArgumentException("missing '" + key + "'");
+        }
+        return v;
+    }
+
+    private static int intOr(Properties p, String key, int dflt) {
+        String v = p.getProperty(key);
+        return v == null ? dflt : Integer.parseInt(v);
+    }
+
+    private static long longOr(Properties p, String key, long dflt) {
+        String v = p.getProperty(key);
+        return v == null ? dflt : Long.parseLong(v);
+    }
+}

@@ -1,0 +1,197 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.core.FelixException;
+import dev.felix.core.StreamName;
+import dev.felix.core.stream.PublishListener;
+import dev.felix.core.stream.PublishRequest;
+import dev.felix.core.stream.Shard;
+import dev.felix.server.config.Settings;
+import dev.felix.wire.AckMode;
+import dev.felix.wire.AckedPublishPrefix;
+import dev.felix.wire.BinaryPublishAck;
+import dev.felix.wire.BinaryPublishBatch;
+import dev.felix.wire.Message;
+import dev.felix.wire.WireCodec;
+import dev.felix.wire.WireException;
+import java.nio.ByteBuffer;
+import java.util.List;
+
+/**
+ * Publishes on a client stream — JSON {@code publish} / {@code publish_batch}, binary batches, acknowledged
+ * binary batches — to the shard that leads them here ({@link Routing}), with the stream's ingress policy.
+ *
+ * <p><b>Ingress backpressure.</b> When a shard's writer queue is full, under {@code ingress_policy: block}
+ * reading this stream stops (frames already decoded wait in the stream's backlog) until the shard has room;
+ * QUIC flow control then slows the publisher. Under {@code drop_new} the publish is refused instead (an
+ * acknowledged one with {@code overloaded}, an unacknowledged one counted in
+ * {@code felix_ingress_dropped}).
+ *
+ * <p><b>Threads.</b> Event-loop confined; shard callbacks come back to it through the event loop.
+ */
+final class PublishHandler {
+
+    /** Who waits for an acknowledgement of a publish: its request id and reply encoding. */
+    private record Ack(long requestId, boolean binary) {
+    }
+
+    private static final Ack MISSING_ID = new Ack(-1, false);
+
+    /** A publish waiting for its shard's writer queue to have room. */
+    private record Waiting(Shard shard, PublishRequest request) {
+    }
+
+    private final StreamSession session;
+    private final Runnable resumed;
+    private Waiting waiting;
+
+    /** @param resumed runs (event loop) when a paused publish went through and reading may continue */
+    PublishHandler(StreamSession session, Runnable resumed) {
+        this.session = session;
+        this.resumed = resumed;
+    }
+
+    /** Whether reading is paused for a publish waiting for its shard. */
+    boolean waiting() {
+        return waiting != null;
+    }
+
+    /** The stream ended: forget the waiting publish (its request was never taken by the shard). */
+    void abandon() {
+        waiting = null;
+    }
+
+    void json(Message.Publish p) {
+        Ack ack = jsonAck(p.ack(), p.requestId());
+        if (ack == MISSING_ID) {
+            session.reply(FelixError.of(ErrorCode.BAD_REQUEST, "missing request_id for acked publish"), null);
+            return;
+        }
+        StreamName name = nameOrRefuse(p.tenantId(), p.namespace(), p.stream(), ack);
+        if (name != null) {
+            publish(name, p.key(), p.shard(), new byte[][] {p.payload()}, ack);
+        }
+    }
+
+    void json(Message.PublishBatch p) {
+        Ack ack = jsonAck(p.ack(), p.requestId());
+        if (ack == MISSING_ID) {
+            session.reply(FelixError.of(ErrorCode.BAD_REQUEST, "missing request_id for acked publish batch"), null);
+            return;
+        }
+        if (p.payloads().isEmpty()) {
+            if (ack != null) {
+                session.acks().refuse(ack.requestId, false, FelixError.of(ErrorCode.BAD_REQUEST, "empty publish batch"));
+            }
+            return;
+        }
+        StreamName name = nameOrRefuse(p.tenantId(), p.namespace(), p.stream(), ack);
+        if (name != null) {
+            publish(name, p.key(), p.shard(), toArray(p.payloads()), ack);
+        }
+    }
+
+    void binary(BinaryPublishBatch b) throws FelixException {
+        publish(Routing.streamName(session.tenant(), b.tenantId(), b.namespace(), b.stream()), null, null,
+                toArray(b.payloads()), null);
+    }
+
+    void ackedBinary(ByteBuffer payload) throws WireException {
+        AckedPublishPrefix prefix = WireCodec.decodeAckedPublishPrefix(payload); // bad prefix: stream ends
+        BinaryPublishBatch batch;
+        try {
+            batch = WireCodec.decodeAckedPublishBatch(payload).batch();
+        } catch (WireException e) {
+            session.write(BinaryPublishAck.error(prefix.requestId(), "malformed publish batch: " + e.getMessage()));
+            return;
+        }
+        StreamName name = nameOrRefuse(batch.tenantId(), batch.namespace(), batch.stream(),
+                new Ack(prefix.requestId(), true));
+        if (name != null) {
+            publish(name, null, null, toArray(batch.payloads()), new Ack(prefix.requestId(), true));
+        }
+    }
+
+    /** Upstream rule: an absent {@code ack} means acknowledged, which then needs a request id. */
+    private static Ack jsonAck(AckMode mode, Long requestId) {
+        if (mode == AckMode.NONE) {
+            return null;
+        }
+        return requestId == null ? MISSING_ID : new Ack(requestId, false);
+    }
+
+    private StreamName nameOrRefuse(String tenantId, String namespace, String stream, Ack ack) {
+        try {
+            return Routing.streamName(session.tenant(), tenantId, namespace, stream);
+        } catch (FelixException e) {
+            refuseOrReport(ack, e.error());
+            return null;
+        }
+    }
+
+    private void publish(StreamName name, String key, Integer shardIndex, byte[][] payloads, Ack ack) {
+        if (ack != null && !session.bidirectional) {
+            session.fail(ErrorCode.BAD_REQUEST, "acknowledged publishes need a bidirectional stream");
+            return;
+        }
+        if (session.context.draining()) {
+            refuseOrReport(ack, FelixError.of(ErrorCode.UNAVAILABLE, "the broker is shutting down"));
+            return;
+        }
+        Shard shard;
+        try {
+            shard = Routing.shardToWrite(session.context, name, key, shardIndex);
+        } catch (FelixException e) {
+            refuseOrReport(ack, e.error());
+            return;
+        }
+        PublishListener listener = ack == null ? null : session.acks().listener(ack.requestId, ack.binary);
+        PublishRequest request = PublishRequest.of(payloads, listener);
+        if (shard.tryPublish(request)) {
+            return;
+        }
+        if (session.context.config.ingressPolicy() == Settings.IngressPolicy.DROP_NEW) {
+            if (ack != null) {
+                listener.failed(FelixError.of(ErrorCode.OVERLOADED, // its listener: the ack is no longer owed
+                        "shard " + name + "/" + shard.index() + " is overloaded; retry later"));
+            } else {
+                session.context.metrics.ingressDroppedEvents.add(payloads.length);
+            }
+            return;
+        }
+        pause(shard, request);
+    }
+
+    private void refuseOrReport(Ack ack, FelixError error) {
+        if (ack != null) {
+            session.acks().refuse(ack.requestId, ack.binary, error);
+        } else {
+            session.reply(error, null);
+        }
+    }
+
+    /** Stops reading until {@code shard} has room for {@code request}. */
+    private void pause(Shard shard, PublishRequest request) {
+        waiting = new Waiting(shard, request);
+        session.channel.config().setAutoRead(false);
+        session.context.metrics.ingressPaused.increment();
+        shard.onWritable(() -> session.channel.eventLoop().execute(this::retry));
+    }
+
+    private void retry() {
+        if (waiting == null || session.closed()) {
+            return;
+        }
+        if (!waiting.shard.tryPublish(waiting.request)) {
+            waiting.shard.onWritable(() -> session.channel.eventLoop().execute(this::retry));
+            return;
+        }
+        waiting = null;
+        resumed.run();
+    }
+
+    private static byte[][] toArray(List<byte[]> payloads) {
+        return payloads.toArray(new byte[0][]);
+    }
+}

@@ -1,0 +1,129 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixException;
+import dev.felix.wire.BinaryPublishBatch;
+import dev.felix.wire.FrameFlags;
+import dev.felix.wire.FrameHeader;
+import dev.felix.wire.Message;
+import dev.felix.wire.WireCodec;
+import dev.felix.wire.WireException;
+import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
+
+/**
+ * Decodes each frame of a client-opened stream and hands it to the handler for its kind: {@code auth} first
+ * ({@link StreamAuthentication}), then publishes ({@link PublishHandler}), a subscribe
+ * ({@link SubscribeHandler}, which takes the stream over), a watch ({@link WatchWriter}, likewise), stream
+ * admin ({@link Admin}) and cache requests ({@link CacheRequests}). Undecodable input ends the stream with
+ * {@code bad_request}; a message type that makes no sense here does too.
+ *
+ * <p><b>Threads.</b> Event-loop confined. Does not own the frames it is given.
+ */
+final class RequestDispatcher {
+
+    private final StreamSession session;
+    private final ClientStreamHandler stream;
+    private final PublishHandler publishes;
+
+    RequestDispatcher(StreamSession session, ClientStreamHandler stream) {
+        this.session = session;
+        this.stream = stream;
+        this.publishes = new PublishHandler(session, stream::resumed);
+    }
+
+    PublishHandler publishes() {
+        return publishes;
+    }
+
+    /** Handles one whole frame (header included, reader index at the header). */
+    void handle(ByteBuf frame) {
+        int flags = frame.getUnsignedShort(frame.readerIndex() + FrameHeader.FLAGS_OFFSET);
+        ByteBuffer payload = frame.nioBuffer(frame.readerIndex() + FrameHeader.HEADER_LENGTH,
+                frame.readableBytes() - FrameHeader.HEADER_LENGTH);
+        try {
+            if (flags == 0) {
+                handleJson(WireCodec.decodeJson(payload));
+            } else if (!session.authenticated()) {
+                session.fail(ErrorCode.UNAUTHORIZED, "auth required: the first frame on a stream must be auth");
+            } else if (flags == FrameFlags.BINARY_PUBLISH_BATCH) {
+                publishes.binary(WireCodec.decodePublishBatch(payload));
+            } else if (flags == (FrameFlags.BINARY_PUBLISH_BATCH | FrameFlags.BINARY_PUBLISH_ACKED)) {
+                publishes.ackedBinary(payload);
+            } else {
+                session.fail(ErrorCode.BAD_REQUEST, "frame flags 0x" + Integer.toHexString(flags)
+                        + " are not valid from a client");
+            }
+        } catch (WireException e) {
+            session.fail(ErrorCode.BAD_REQUEST, "malformed frame: " + e.getMessage());
+        } catch (FelixException e) {
+            session.reply(e.error(), null);
+        }
+    }
+
+    private void handleJson(Message m) throws FelixException {
+        if (!session.authenticated()) {
+            if (m instanceof Message.Auth auth) {
+                StreamAuthentication.authenticate(session, auth);
+            } else {
+                session.fail(ErrorCode.UNAUTHORIZED, "auth required: the first frame on a stream must be auth");
+            }
+            return;
+        }
+        if (m instanceof Message.Publish p) {
+            publishes.json(p);
+        } else if (m instanceof Message.PublishBatch p) {
+            publishes.json(p);
+        } else if (m instanceof Message.Subscribe s) {
+            if (requireBidirectional("subscribe needs a bidirectional stream")) {
+                session.handOver();
+                new SubscribeHandler(session, stream).subscribe(s);
+            }
+        } else if (Admin.handles(m)) {
+            if (requireBidirectional("admin requests need a bidirectional stream")) {
+                session.acks().inOrder(Admin.handle(session.context, session.tenant(), m, session.negotiated()));
+            }
+        } else if (CacheRequests.handles(m)) {
+            cache(m);
+        } else if (m instanceof Message.CacheWatch w) {
+            if (requireBidirectional("cache_watch needs a bidirectional stream")) {
+                session.handOver();
+                new WatchWriter(session, stream).start(w);
+            }
+        } else if (m instanceof Message.Auth) {
+            session.fail(ErrorCode.BAD_REQUEST, "auth already established on this stream");
+        } else if (m instanceof Message.ErrorMessage) {
+            session.close(); // a client reporting an error ends its stream
+        } else {
+            session.fail(ErrorCode.BAD_REQUEST, "unexpected message type " + m.type() + " from a client");
+        }
+    }
+
+    private void cache(Message m) {
+        if (!session.bidirectional) {
+            // Upstream allows fire-and-forget puts on a uni stream; nobody can be answered there.
+            if (m instanceof Message.CachePut) {
+                CacheRequests.handle(session.context, session.tenant(), m, session.negotiated());
+                return;
+            }
+            session.fail(ErrorCode.BAD_REQUEST, "cache requests other than cache_put need a bidirectional stream");
+            return;
+        }
+        boolean singleShot = (m instanceof Message.CachePut p && p.requestId() == null)
+                || (m instanceof Message.CacheGet g && g.requestId() == null);
+        session.acks().inOrder(CacheRequests.handle(session.context, session.tenant(), m, session.negotiated()));
+        if (singleShot) {
+            // Upstream form without request_id: one request, one reply, then the stream ends.
+            session.handOver();
+            session.acks().finishWhenIdle(() -> true, () -> { });
+        }
+    }
+
+    private boolean requireBidirectional(String message) {
+        if (!session.bidirectional) {
+            session.fail(ErrorCode.BAD_REQUEST, message);
+            return false;
+        }
+        return true;
+    }
+}

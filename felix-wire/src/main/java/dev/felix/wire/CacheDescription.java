@@ -1,0 +1,29 @@
+package dev.felix.wire;
+
+import java.util.Objects;
+
+/**
+ * A cache's definition, as each element of {@code cache_list_result.caches} carries it (extension,
+ * {@link Capabilities#CACHE_EXT}).
+ *
+ * <p>JSON keys in order: {@code tenant_id, namespace, cache, backing, ttl_ms?, max_entries, fsync?}.
+ *
+ * @param tenantId   tenant
+ * @param namespace  namespace
+ * @param cache      cache name
+ * @param backing    {@code memory | log} (plain string: a newer value must not break an older peer)
+ * @param ttlMs      u64 default time to live, or null for none
+ * @param maxEntries u64 bound on the number of entries
+ * @param fsync      fsync policy, or null if not applicable
+ */
+public record CacheDescription(String tenantId, String namespace, String cache, String backing, Long ttlMs,
+        long maxEntries, String fsync) {
+
+    /** @throws NullPointerException if a required field is null */
+    public CacheDescription {
+        Objects.requireNonNull(tenantId, "tenant_id");
+        Objects.requireNonNull(namespace, "namespace");
+        Objects.requireNonNull(cache, "cache");
+        Objects.requireNonNull(backing, "backing");
+    }
+}
