@@ -17,15 +17,8 @@ final class ClientFrames {
     }
 
     static FrameDecoder decoder(long maxFrameBytes) {
-        return new FrameDecoder(FrameHeader.HEADER_LENGTH, (header, problem) -> {
-            try {
-                return FrameHeader.peek(header.nioBuffer(header.readerIndex(), FrameHeader.HEADER_LENGTH), maxFrameBytes)
-                        .length();
-            } catch (WireException e) {
-                problem.append(e.getMessage());
-                return -1;
-            }
-        });
+        return new FrameDecoder(FrameHeader.HEADER_LENGTH,
+                (header, problem) -> FrameHeader.declaredPayloadLength(header, maxFrameBytes, problem));
     }
 
     static int flags(ByteBuf frame) {

@@ -23,10 +23,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     @FunctionalInterface
     public interface HeaderValidator {
         /**
-         * @param header exactly {@code headerLength} readable bytes; read with absolute getters
+         * @param header a read-only view of exactly {@code headerLength} bytes (position 0)
          * @return the declared payload length, or a negative number after filling {@code problem}
          */
-        long payloadLength(ByteBuf header, StringBuilder problem);
+        long payloadLength(java.nio.ByteBuffer header, StringBuilder problem);
     }
 
     /** A header that failed validation; carries the reason. The stream is unusable afterwards. */
@@ -53,7 +53,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         while (in.readableBytes() >= headerLength) {
             StringBuilder problem = new StringBuilder();
-            long length = validator.payloadLength(in.slice(in.readerIndex(), headerLength), problem);
+            long length = validator.payloadLength(in.nioBuffer(in.readerIndex(), headerLength), problem);
             if (length < 0) {
                 failed = true;
                 in.skipBytes(in.readableBytes());

@@ -117,6 +117,21 @@ public record FrameHeader(int flags, int length) {
         return validate(src, src.position(), maxFrameBytes);
     }
 
+    /**
+     * For a streaming frame decoder: the payload length the 12-byte header at {@code header.position()}
+     * declares, after every check of {@link #peek}; or -1 after appending what is wrong to {@code problem}.
+     * Both the broker's and the client's decoders judge headers here, so they refuse exactly the same
+     * frames with the same words.
+     */
+    public static long declaredPayloadLength(ByteBuffer header, long maxFrameBytes, StringBuilder problem) {
+        try {
+            return validate(header, header.position(), maxFrameBytes).length();
+        } catch (WireException e) {
+            problem.append(e.getMessage());
+            return -1;
+        }
+    }
+
     private static FrameHeader validate(ByteBuffer b, int at, long maxFrameBytes) throws WireException {
         checkMax(maxFrameBytes);
         int magic = BigEndian.i32(b, at + MAGIC_OFFSET);

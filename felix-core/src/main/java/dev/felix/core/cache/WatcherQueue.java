@@ -1,25 +1,23 @@
 package dev.felix.core.cache;
 
 import dev.felix.core.QueueLimits;
-import java.util.ArrayDeque;
+import dev.felix.core.writer.ConsumerQueue;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The bounded queue between a cache's writer (the only producer) and one watcher's consumer, limited in
- * changes and bytes ({@link QueueLimits}).
+ * The bounded queue between a cache's writer and one watcher's consumer, limited in changes and bytes
+ * (accounting, bounds and the space signal: {@link ConsumerQueue}).
  *
- * <p>Items, in order: at most one pending snapshot (first), changes, at most one {@link WatchEnded}
- * (last). The snapshot is held as an array of the cache's own immutable nodes and cut into
- * {@link SnapshotChunk}s only as the consumer polls; it does not count against the limits (it is bounded by
- * the cache's own size, and its values are shared with the cache), so a snapshot never overflows a watch.
- * Changes count; an empty queue accepts any single change. The end marker is always accepted.
+ * <p>Items, in order: at most one pending snapshot (first), changes, at most one {@link WatchEnded} (last).
+ * The snapshot is held as an array of the cache's own immutable nodes and cut into {@link SnapshotChunk}s only
+ * as the consumer polls; it does not count against the limits (it is bounded by the cache's own size, and its
+ * values are shared with the cache), so a snapshot never overflows a watch. Changes count one event each; the
+ * end marker is always accepted and nothing is accepted after it.
  *
- * <p>Guarded by its own monitor: exactly two threads touch it and critical sections are a few field
- * updates. When the producer is refused it may ask for a signal; the consumer then runs the space listener
- * (outside the monitor) once the queue has drained to half its limits.
+ * <p><b>Threads.</b> The cache's writer offers; the watcher's consumer polls.
  */
-final class WatcherQueue {
+final class WatcherQueue extends ConsumerQueue<WatchItem> {
 
     /** Most entries in one snapshot chunk. */
     static final int CHUNK_ENTRIES = 1024;
@@ -38,29 +36,15 @@ final class WatcherQueue {
         }
     }
 
-    /** Result of an offer. */
-    enum Offer {
-        ADDED_WAKE, ADDED, FULL
-    }
-
-    private final ArrayDeque<Object> items = new ArrayDeque<>();
-    private final QueueLimits limits;
-    private final Runnable spaceListener;
-    private long events;
-    private long bytes;
-    private boolean wantSpace;
     private boolean ended;
 
     WatcherQueue(QueueLimits limits, Runnable spaceListener) {
-        this.limits = limits;
-        this.spaceListener = spaceListener;
+        super(limits, spaceListener);
     }
 
     /** Queues a snapshot at {@code offset} (first item of a new watch). Returns whether to wake the consumer. */
     synchronized boolean addSnapshot(long offset, EntryTable.Node[] nodes) {
-        boolean wasEmpty = items.isEmpty();
-        items.addLast(new PendingSnapshot(offset, nodes));
-        return wasEmpty;
+        return append(new PendingSnapshot(offset, nodes), 0, 0) == Offer.ADDED_WAKE;
     }
 
     /**
@@ -72,17 +56,13 @@ final class WatcherQueue {
             return Offer.FULL; // nothing follows the end marker
         }
         long w = ChangeRing.weight(c);
-        if (events > 0 && (events + 1 > limits.events() || bytes + w > limits.bytes())) {
+        if (!fits(1, w)) {
             if (signalWhenSpace) {
-                wantSpace = true;
+                wantSpace();
             }
             return Offer.FULL;
         }
-        boolean wasEmpty = items.isEmpty();
-        items.addLast(c);
-        events++;
-        bytes += w;
-        return wasEmpty ? Offer.ADDED_WAKE : Offer.ADDED;
+        return append(c, 1, w);
     }
 
     /** Appends the end marker; nothing is accepted after it. Returns whether to wake the consumer. */
@@ -91,82 +71,40 @@ final class WatcherQueue {
             return false;
         }
         ended = true;
-        wantSpace = false;
-        boolean wasEmpty = items.isEmpty();
-        items.addLast(marker);
-        return wasEmpty;
-    }
-
-    /** Asks for a space signal, or runs it now if the queue is already at or below half its limits. */
-    void requestSpaceSignal() {
-        boolean now;
-        synchronized (this) {
-            now = belowHalf();
-            if (!now) {
-                wantSpace = true;
-            }
-        }
-        if (now) {
-            spaceListener.run();
-        }
-    }
-
-    /** The next item, or null. Consumer thread only. */
-    WatchItem poll() {
-        WatchItem out;
-        boolean signal;
-        synchronized (this) {
-            Object head = items.peekFirst();
-            if (head == null) {
-                out = null;
-            } else if (head instanceof PendingSnapshot s) {
-                out = chunk(s);
-                if (((SnapshotChunk) out).last()) {
-                    items.pollFirst();
-                }
-            } else {
-                items.pollFirst();
-                if (head instanceof Change c) {
-                    events--;
-                    bytes -= ChangeRing.weight(c);
-                }
-                out = (WatchItem) head;
-            }
-            signal = wantSpace && belowHalf();
-            if (signal) {
-                wantSpace = false;
-            }
-        }
-        if (signal) {
-            spaceListener.run();
-        }
-        return out;
-    }
-
-    /** Room left, as {changes, bytes}; an empty queue reports room for at least one change. */
-    synchronized long[] room() {
-        if (events == 0) {
-            return new long[] {Math.max(1, limits.events()), Math.max(1, limits.bytes())};
-        }
-        return new long[] {Math.max(0, limits.events() - events), Math.max(0, limits.bytes() - bytes)};
-    }
-
-    synchronized boolean isEmpty() {
-        return items.isEmpty();
+        cancelSpaceRequest();
+        return append(marker, 0, 0) == Offer.ADDED_WAKE;
     }
 
     /** Changes queued right now. */
-    synchronized long changes() {
-        return events;
+    long changes() {
+        return events();
     }
 
-    /** Empties the queue (the consumer closed the watch). */
-    synchronized void clear() {
-        items.clear();
-        events = 0;
-        bytes = 0;
-        wantSpace = false;
+    /** Empties the queue (the consumer closed the watch); nothing is accepted afterwards. */
+    @Override
+    public synchronized void clear() {
+        super.clear();
         ended = true;
+    }
+
+    @Override
+    protected WatchItem take() {
+        Object head = items().peekFirst();
+        if (head == null) {
+            return null;
+        }
+        if (head instanceof PendingSnapshot s) {
+            SnapshotChunk chunk = chunk(s);
+            if (chunk.last()) {
+                items().pollFirst();
+            }
+            return chunk;
+        }
+        items().pollFirst();
+        if (head instanceof Change c) {
+            uncount(1, ChangeRing.weight(c));
+        }
+        return (WatchItem) head;
     }
 
     private static SnapshotChunk chunk(PendingSnapshot s) {
@@ -187,9 +125,5 @@ final class WatcherQueue {
         }
         s.next = to;
         return new SnapshotChunk(s.offset, entries, to == s.nodes.length);
-    }
-
-    private boolean belowHalf() {
-        return events <= limits.events() / 2 && bytes <= limits.bytes() / 2;
     }
 }

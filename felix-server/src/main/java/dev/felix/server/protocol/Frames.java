@@ -9,7 +9,6 @@ import dev.felix.wire.EventBatchEncoder;
 import dev.felix.wire.FrameHeader;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
-import dev.felix.wire.WireException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
@@ -26,15 +25,8 @@ final class Frames {
 
     /** A {@link FrameDecoder} for Felix frames bounded by {@code maxFrameBytes}. */
     static FrameDecoder decoder(long maxFrameBytes) {
-        return new FrameDecoder(FrameHeader.HEADER_LENGTH, (header, problem) -> {
-            try {
-                return FrameHeader.peek(header.nioBuffer(header.readerIndex(), FrameHeader.HEADER_LENGTH), maxFrameBytes)
-                        .length();
-            } catch (WireException e) {
-                problem.append(e.getMessage());
-                return -1;
-            }
-        });
+        return new FrameDecoder(FrameHeader.HEADER_LENGTH,
+                (header, problem) -> FrameHeader.declaredPayloadLength(header, maxFrameBytes, problem));
     }
 
     /** The frame of a JSON message, as a buffer ready to write. */
