@@ -20,12 +20,9 @@ final class CacheListCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        String[] parts = scope.split("/", -1);
-        if (parts.length > 2 || parts[0].isEmpty()) {
-            throw new Errors.UsageException("expected TENANT or TENANT/NAMESPACE, got '" + scope + "'");
-        }
-        try (FelixClient c = client.connect(parts[0])) {
-            List<CacheDescription> caches = c.caches().list(parts.length == 2 ? parts[1] : null);
+        Scope s = Scope.parse(scope);
+        try (FelixClient c = client.connect(s.tenant())) {
+            List<CacheDescription> caches = c.caches().list(s.namespace());
             System.out.printf("%-40s %-8s %-10s %12s%n", "CACHE", "BACKING", "TTL", "MAX ENTRIES");
             for (CacheDescription d : caches) {
                 String ttl = d.ttlMs() == null ? "none" : d.ttlMs() % 1000 == 0 ? d.ttlMs() / 1000 + "s" : d.ttlMs() + "ms";

@@ -75,12 +75,9 @@ final class StreamCommand implements Runnable {
 
         @Override
         public Integer call() {
-            String[] parts = scope.split("/", -1);
-            if (parts.length > 2 || parts[0].isEmpty()) {
-                throw new Errors.UsageException("expected TENANT or TENANT/NAMESPACE, got '" + scope + "'");
-            }
-            try (FelixClient c = client.connect(parts[0])) {
-                List<StreamDescription> streams = c.streams().list(parts.length == 2 ? parts[1] : null);
+            Scope where = Scope.parse(scope);
+            try (FelixClient c = client.connect(where.tenant())) {
+                List<StreamDescription> streams = c.streams().list(where.namespace());
                 System.out.printf("%-40s %6s %-9s %s%n", "STREAM", "SHARDS", "KIND", "NEXT OFFSETS");
                 for (StreamDescription d : streams) {
                     StringBuilder next = new StringBuilder();

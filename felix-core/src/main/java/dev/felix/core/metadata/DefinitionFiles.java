@@ -55,11 +55,16 @@ final class DefinitionFiles {
 
     /** Whether the directory {@code ROOT/parts...} exists (something was stored below it). */
     boolean directoryExists(String... parts) {
+        return Files.isDirectory(dir(parts));
+    }
+
+    /** The directory {@code ROOT/parts...}. */
+    private Path dir(String... parts) {
         Path p = root;
         for (String part : parts) {
             p = p.resolve(part);
         }
-        return Files.isDirectory(p);
+        return p;
     }
 
     Optional<Properties> load(String... parts) {
@@ -110,10 +115,7 @@ final class DefinitionFiles {
 
     /** Names (without the suffix) of the definitions in directory {@code ROOT/parts...}, sorted. */
     List<String> names(String... parts) {
-        Path dir = root;
-        for (String part : parts) {
-            dir = dir.resolve(part);
-        }
+        Path dir = dir(parts);
         List<String> out = new ArrayList<>();
         if (!Files.isDirectory(dir)) {
             return out;
@@ -132,10 +134,7 @@ final class DefinitionFiles {
 
     /** Sub-directories of {@code ROOT/parts...}, sorted. */
     List<String> directories(String... parts) {
-        Path dir = root;
-        for (String part : parts) {
-            dir = dir.resolve(part);
-        }
+        Path dir = dir(parts);
         List<String> out = new ArrayList<>();
         if (!Files.isDirectory(dir)) {
             return out;

@@ -48,8 +48,8 @@ public final class LocalMetadata implements Metadata {
     private final Object writeLock = new Object();
     private final ConcurrentHashMap<String, Boolean> tenants = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Boolean> namespaces = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<StreamName, StreamRecord> streams = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<CacheName, CacheRecord> caches = new ConcurrentHashMap<>();
+    private final Definitions<StreamName, StreamConfig, StreamRecord> streams;
+    private final Definitions<CacheName, CacheConfig, CacheRecord> caches;
 
     private LocalMetadata(Path dataDir) {
         if (dataDir == null) {
@@ -60,6 +60,8 @@ public final class LocalMetadata implements Metadata {
             streamFiles = new DefinitionFiles(dataDir.resolve("streams"), ".stream");
             cacheFiles = new DefinitionFiles(dataDir.resolve("caches"), ".cache");
         }
+        streams = new Definitions<>("stream", streamFiles, STREAMS);
+        caches = new Definitions<>("cache", cacheFiles, CACHES);
     }
 
     /** Metadata stored under {@code dataDir}. */
@@ -156,213 +158,278 @@ public final class LocalMetadata implements Metadata {
         }
     }
 
-    // ------------------------------------------------------------------ streams
+    // ------------------------------------------------------------------ streams and caches
 
     @Override
     public Optional<StreamRecord> stream(StreamName name) throws FelixException {
-        StreamRecord known = streams.get(name);
-        if (known != null || streamFiles == null) {
-            return Optional.ofNullable(known);
-        }
-        Optional<Properties> stored = read(streamFiles, "stream", name.tenant(), name.namespace(), name.stream());
-        if (stored.isEmpty()) {
-            return Optional.empty();
-        }
-        StreamRecord r;
-        try {
-            r = new StreamRecord(name, DefinitionCodecs.decodeStream(stored.get()), DefinitionCodecs.uid(stored.get()));
-        } catch (RuntimeException e) {
-            throw FelixError.of(ErrorCode.CORRUPTION, "stream definition "
-                    + streamFiles.file(name.tenant(), name.namespace(), name.stream()) + " is invalid: "
-                    + e.getMessage()).toException();
-        }
-        StreamRecord raced = streams.putIfAbsent(name, r);
-        return Optional.of(raced != null ? raced : r);
+        return streams.get(name);
     }
 
     @Override
     public List<StreamRecord> streams(String tenant, String namespace) throws FelixException {
-        TreeSet<String> names = new TreeSet<>();
-        for (StreamName n : streams.keySet()) {
-            if (n.tenant().equals(tenant) && (namespace == null || n.namespace().equals(namespace))) {
-                names.add(n.namespace() + "/" + n.stream());
-            }
-        }
-        if (streamFiles != null) {
-            for (String ns : namespace == null ? streamFiles.directories(tenant) : List.of(namespace)) {
-                for (String s : streamFiles.names(tenant, ns)) {
-                    names.add(ns + "/" + s);
-                }
-            }
-        }
-        List<StreamRecord> out = new ArrayList<>();
-        for (String n : names) {
-            int slash = n.indexOf('/');
-            StreamName name;
-            try {
-                name = new StreamName(tenant, n.substring(0, slash), n.substring(slash + 1));
-            } catch (IllegalArgumentException notOurs) {
-                continue; // a file this store did not write
-            }
-            stream(name).ifPresent(out::add);
-        }
-        return out;
+        return streams.list(tenant, namespace);
     }
 
     @Override
     public CompletableFuture<StreamRecord> createStream(StreamName name, StreamConfig config) {
-        try {
-            synchronized (writeLock) {
-                Optional<StreamRecord> existing = stream(name);
-                if (existing.isPresent()) {
-                    if (!existing.get().config().equals(config)) {
-                        return failed(ErrorCode.ALREADY_EXISTS, "stream " + name + " exists with a different definition ("
-                                + describe(existing.get().config()) + ")");
-                    }
-                    return CompletableFuture.completedFuture(existing.get());
-                }
-                checkTenant(name.tenant());
-                registerNamespace(name.tenant(), name.namespace());
-                StreamRecord r = new StreamRecord(name, config, newUid());
-                if (streamFiles != null) {
-                    streamFiles.store(DefinitionCodecs.encode(config, r.uid()), "felix stream " + name,
-                            name.tenant(), name.namespace(), name.stream());
-                }
-                streams.put(name, r);
-                return CompletableFuture.completedFuture(r);
-            }
-        } catch (FelixException e) {
-            return CompletableFuture.failedFuture(e);
-        } catch (UncheckedIOException e) {
-            return failed(ErrorCode.UNAVAILABLE, "cannot store the definition of " + name + ": " + e.getMessage());
-        }
+        return streams.create(name, config);
     }
 
     @Override
     public CompletableFuture<StreamRecord> deleteStream(StreamName name) {
-        try {
-            synchronized (writeLock) {
-                Optional<StreamRecord> existing = stream(name);
-                if (existing.isEmpty()) {
-                    return failed(ErrorCode.NOT_FOUND, "stream '" + name + "' not found");
-                }
-                if (streamFiles != null) {
-                    streamFiles.delete(name.tenant(), name.namespace(), name.stream());
-                }
-                streams.remove(name);
-                return CompletableFuture.completedFuture(existing.get());
-            }
-        } catch (FelixException e) {
-            return CompletableFuture.failedFuture(e);
-        } catch (UncheckedIOException e) {
-            return failed(ErrorCode.UNAVAILABLE, "cannot delete the definition of " + name + ": " + e.getMessage());
-        }
+        return streams.delete(name);
     }
-
-    // ------------------------------------------------------------------ caches
 
     @Override
     public Optional<CacheRecord> cache(CacheName name) throws FelixException {
-        CacheRecord known = caches.get(name);
-        if (known != null || cacheFiles == null) {
-            return Optional.ofNullable(known);
-        }
-        Optional<Properties> stored = read(cacheFiles, "cache", name.tenant(), name.namespace(), name.cache());
-        if (stored.isEmpty()) {
-            return Optional.empty();
-        }
-        CacheRecord r;
-        try {
-            r = new CacheRecord(name, DefinitionCodecs.decodeCache(stored.get()), DefinitionCodecs.uid(stored.get()));
-        } catch (RuntimeException e) {
-            throw FelixError.of(ErrorCode.CORRUPTION, "cache definition "
-                    + cacheFiles.file(name.tenant(), name.namespace(), name.cache()) + " is invalid: "
-                    + e.getMessage()).toException();
-        }
-        CacheRecord raced = caches.putIfAbsent(name, r);
-        return Optional.of(raced != null ? raced : r);
+        return caches.get(name);
     }
 
     @Override
     public List<CacheRecord> caches(String tenant, String namespace) throws FelixException {
-        TreeSet<String> names = new TreeSet<>();
-        for (CacheName n : caches.keySet()) {
-            if (n.tenant().equals(tenant) && (namespace == null || n.namespace().equals(namespace))) {
-                names.add(n.namespace() + "/" + n.cache());
-            }
-        }
-        if (cacheFiles != null) {
-            for (String ns : namespace == null ? cacheFiles.directories(tenant) : List.of(namespace)) {
-                for (String c : cacheFiles.names(tenant, ns)) {
-                    names.add(ns + "/" + c);
-                }
-            }
-        }
-        List<CacheRecord> out = new ArrayList<>();
-        for (String n : names) {
-            int slash = n.indexOf('/');
-            CacheName name;
-            try {
-                name = new CacheName(tenant, n.substring(0, slash), n.substring(slash + 1));
-            } catch (IllegalArgumentException notOurs) {
-                continue;
-            }
-            cache(name).ifPresent(out::add);
-        }
-        return out;
+        return caches.list(tenant, namespace);
     }
 
     @Override
     public CompletableFuture<CacheRecord> createCache(CacheName name, CacheConfig config) {
-        try {
-            synchronized (writeLock) {
-                Optional<CacheRecord> existing = cache(name);
-                if (existing.isPresent()) {
-                    if (!existing.get().config().equals(config)) {
-                        return failed(ErrorCode.ALREADY_EXISTS, "cache " + name + " exists with another definition ("
-                                + existing.get().config().backing().wireName() + ")");
-                    }
-                    return CompletableFuture.completedFuture(existing.get());
-                }
-                checkTenant(name.tenant());
-                registerNamespace(name.tenant(), name.namespace());
-                CacheRecord r = new CacheRecord(name, config, newUid());
-                if (cacheFiles != null) {
-                    cacheFiles.store(DefinitionCodecs.encode(config, r.uid()), "felix cache " + name,
-                            name.tenant(), name.namespace(), name.cache());
-                }
-                caches.put(name, r);
-                return CompletableFuture.completedFuture(r);
-            }
-        } catch (FelixException e) {
-            return CompletableFuture.failedFuture(e);
-        } catch (UncheckedIOException e) {
-            return failed(ErrorCode.UNAVAILABLE, "cannot store the definition of cache " + name + ": "
-                    + e.getMessage());
-        }
+        return caches.create(name, config);
     }
 
     @Override
     public CompletableFuture<CacheRecord> deleteCache(CacheName name) {
-        try {
-            synchronized (writeLock) {
-                Optional<CacheRecord> existing = cache(name);
-                if (existing.isEmpty()) {
-                    return failed(ErrorCode.NOT_FOUND, "cache '" + name + "' not found");
-                }
-                if (cacheFiles != null) {
-                    cacheFiles.delete(name.tenant(), name.namespace(), name.cache());
-                }
-                caches.remove(name);
-                return CompletableFuture.completedFuture(existing.get());
+        return caches.delete(name);
+    }
+
+    /**
+     * The definitions of one kind of resource (streams, or caches): known ones in memory, each stored in its
+     * own file, read on first use. What differs between the kinds is in {@link Codec}.
+     *
+     * @param <N> the name type
+     * @param <C> the configuration type
+     * @param <R> the record type
+     */
+    private final class Definitions<N, C, R> {
+        private final String kind;
+        private final DefinitionFiles files;
+        private final Codec<N, C, R> codec;
+        private final ConcurrentHashMap<N, R> known = new ConcurrentHashMap<>();
+
+        Definitions(String kind, DefinitionFiles files, Codec<N, C, R> codec) {
+            this.kind = kind;
+            this.files = files;
+            this.codec = codec;
+        }
+
+        Optional<R> get(N name) throws FelixException {
+            R r = known.get(name);
+            if (r != null || files == null) {
+                return Optional.ofNullable(r);
             }
-        } catch (FelixException e) {
-            return CompletableFuture.failedFuture(e);
-        } catch (UncheckedIOException e) {
-            return failed(ErrorCode.UNAVAILABLE, "cannot delete the definition of cache " + name + ": "
-                    + e.getMessage());
+            String[] parts = codec.parts(name);
+            Optional<Properties> stored;
+            try {
+                stored = files.load(parts);
+            } catch (UncheckedIOException e) {
+                throw FelixError.of(ErrorCode.UNAVAILABLE, "cannot read the " + kind + " definition: "
+                        + e.getMessage()).toException();
+            }
+            if (stored.isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                r = codec.record(name, codec.decode(stored.get()), DefinitionCodecs.uid(stored.get()));
+            } catch (RuntimeException e) {
+                throw FelixError.of(ErrorCode.CORRUPTION, kind + " definition " + files.file(parts) + " is invalid: "
+                        + e.getMessage()).toException();
+            }
+            R raced = known.putIfAbsent(name, r);
+            return Optional.of(raced != null ? raced : r);
+        }
+
+        List<R> list(String tenant, String namespace) throws FelixException {
+            TreeSet<String> names = new TreeSet<>();
+            for (N n : known.keySet()) {
+                String[] p = codec.parts(n);
+                if (p[0].equals(tenant) && (namespace == null || p[1].equals(namespace))) {
+                    names.add(p[1] + "/" + p[2]);
+                }
+            }
+            if (files != null) {
+                for (String ns : namespace == null ? files.directories(tenant) : List.of(namespace)) {
+                    for (String n : files.names(tenant, ns)) {
+                        names.add(ns + "/" + n);
+                    }
+                }
+            }
+            List<R> out = new ArrayList<>();
+            for (String n : names) {
+                int slash = n.indexOf('/');
+                N name;
+                try {
+                    name = codec.name(tenant, n.substring(0, slash), n.substring(slash + 1));
+                } catch (IllegalArgumentException notOurs) {
+                    continue; // a file this store did not write
+                }
+                get(name).ifPresent(out::add);
+            }
+            return out;
+        }
+
+        CompletableFuture<R> create(N name, C config) {
+            try {
+                synchronized (writeLock) {
+                    Optional<R> existing = get(name);
+                    if (existing.isPresent()) {
+                        C had = codec.config(existing.get());
+                        if (!had.equals(config)) {
+                            return failed(ErrorCode.ALREADY_EXISTS, kind + " " + name
+                                    + " exists with a different definition (" + codec.describe(had) + ")");
+                        }
+                        return CompletableFuture.completedFuture(existing.get());
+                    }
+                    String[] parts = codec.parts(name);
+                    checkTenant(parts[0]);
+                    registerNamespace(parts[0], parts[1]);
+                    R r = codec.record(name, config, newUid());
+                    if (files != null) {
+                        files.store(codec.encode(config, codec.uid(r)), "felix " + kind + " " + name, parts);
+                    }
+                    known.put(name, r);
+                    return CompletableFuture.completedFuture(r);
+                }
+            } catch (FelixException e) {
+                return CompletableFuture.failedFuture(e);
+            } catch (UncheckedIOException e) {
+                return failed(ErrorCode.UNAVAILABLE, "cannot store the definition of " + kind + " " + name + ": "
+                        + e.getMessage());
+            }
+        }
+
+        CompletableFuture<R> delete(N name) {
+            try {
+                synchronized (writeLock) {
+                    Optional<R> existing = get(name);
+                    if (existing.isEmpty()) {
+                        return failed(ErrorCode.NOT_FOUND, kind + " '" + name + "' not found");
+                    }
+                    if (files != null) {
+                        files.delete(codec.parts(name));
+                    }
+                    known.remove(name);
+                    return CompletableFuture.completedFuture(existing.get());
+                }
+            } catch (FelixException e) {
+                return CompletableFuture.failedFuture(e);
+            } catch (UncheckedIOException e) {
+                return failed(ErrorCode.UNAVAILABLE, "cannot delete the definition of " + kind + " " + name + ": "
+                        + e.getMessage());
+            }
         }
     }
+
+    /** How one kind of definition is named, stored and described. */
+    private interface Codec<N, C, R> {
+        String[] parts(N name);
+
+        N name(String tenant, String namespace, String resource);
+
+        C decode(Properties p);
+
+        Properties encode(C config, long uid);
+
+        R record(N name, C config, long uid);
+
+        C config(R record);
+
+        long uid(R record);
+
+        String describe(C config);
+    }
+
+    private static final Codec<StreamName, StreamConfig, StreamRecord> STREAMS = new Codec<>() {
+        @Override
+        public String[] parts(StreamName n) {
+            return new String[] {n.tenant(), n.namespace(), n.stream()};
+        }
+
+        @Override
+        public StreamName name(String tenant, String namespace, String resource) {
+            return new StreamName(tenant, namespace, resource);
+        }
+
+        @Override
+        public StreamConfig decode(Properties p) {
+            return DefinitionCodecs.decodeStream(p);
+        }
+
+        @Override
+        public Properties encode(StreamConfig c, long uid) {
+            return DefinitionCodecs.encode(c, uid);
+        }
+
+        @Override
+        public StreamRecord record(StreamName n, StreamConfig c, long uid) {
+            return new StreamRecord(n, c, uid);
+        }
+
+        @Override
+        public StreamConfig config(StreamRecord r) {
+            return r.config();
+        }
+
+        @Override
+        public long uid(StreamRecord r) {
+            return r.uid();
+        }
+
+        @Override
+        public String describe(StreamConfig c) {
+            return "shards=" + c.shards() + ", durable=" + c.durable()
+                    + (c.durable() ? ", fsync=" + c.fsync().wireName() : "");
+        }
+    };
+
+    private static final Codec<CacheName, CacheConfig, CacheRecord> CACHES = new Codec<>() {
+        @Override
+        public String[] parts(CacheName n) {
+            return new String[] {n.tenant(), n.namespace(), n.cache()};
+        }
+
+        @Override
+        public CacheName name(String tenant, String namespace, String resource) {
+            return new CacheName(tenant, namespace, resource);
+        }
+
+        @Override
+        public CacheConfig decode(Properties p) {
+            return DefinitionCodecs.decodeCache(p);
+        }
+
+        @Override
+        public Properties encode(CacheConfig c, long uid) {
+            return DefinitionCodecs.encode(c, uid);
+        }
+
+        @Override
+        public CacheRecord record(CacheName n, CacheConfig c, long uid) {
+            return new CacheRecord(n, c, uid);
+        }
+
+        @Override
+        public CacheConfig config(CacheRecord r) {
+            return r.config();
+        }
+
+        @Override
+        public long uid(CacheRecord r) {
+            return r.uid();
+        }
+
+        @Override
+        public String describe(CacheConfig c) {
+            return c.backing().wireName();
+        }
+    };
 
     // ------------------------------------------------------------------ helpers
 
@@ -372,27 +439,12 @@ public final class LocalMetadata implements Metadata {
         }
     }
 
-    private static Optional<Properties> read(DefinitionFiles files, String what, String... parts)
-            throws FelixException {
-        try {
-            return files.load(parts);
-        } catch (UncheckedIOException e) {
-            throw FelixError.of(ErrorCode.UNAVAILABLE, "cannot read the " + what + " definition: " + e.getMessage())
-                    .toException();
-        }
-    }
-
     private long newUid() {
         long v;
         do {
             v = random.nextLong();
         } while (v == 0);
         return v;
-    }
-
-    private static String describe(StreamConfig c) {
-        return "shards=" + c.shards() + ", durable=" + c.durable()
-                + (c.durable() ? ", fsync=" + c.fsync().wireName() : "");
     }
 
     private static <T> CompletableFuture<T> failed(ErrorCode code, String message) {
