@@ -54,7 +54,7 @@ class BrokerCrashTest {
         Random random = new Random(20261130L);
         for (int round = 0; round < ROUNDS; round++) {
             BrokerProcess broker = BrokerProcess.start(data, dir, "round-" + round, List.of());
-            try (FelixClient client = connect(data, broker)) {
+            try (broker; FelixClient client = connect(data, broker)) {
                 if (round == 0) {
                     client.streams().create(STREAM, StreamSpec.durable(1, "on_commit"));
                 } else {

@@ -46,6 +46,8 @@ public final class LocalMetadata implements Metadata {
     private final DefinitionFiles cacheFiles;
     private final SecureRandom random = new SecureRandom();
     private final Object writeLock = new Object();
+    /** Runs writes (file I/O with fsyncs) off the caller's thread; null in memory. */
+    private final java.util.concurrent.ExecutorService writes;
     private final ConcurrentHashMap<String, Boolean> tenants = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Boolean> namespaces = new ConcurrentHashMap<>();
     private final Definitions<StreamName, StreamConfig, StreamRecord> streams;
@@ -54,7 +56,13 @@ public final class LocalMetadata implements Metadata {
     private LocalMetadata(Path dataDir) {
         if (dataDir == null) {
             tenantFiles = namespaceFiles = streamFiles = cacheFiles = null;
+            writes = null;
         } else {
+            writes = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "felix-metadata");
+                t.setDaemon(true);
+                return t;
+            });
             tenantFiles = new DefinitionFiles(dataDir.resolve("tenants"), ".tenant");
             namespaceFiles = new DefinitionFiles(dataDir.resolve("tenants"), ".namespace");
             streamFiles = new DefinitionFiles(dataDir.resolve("streams"), ".stream");
@@ -91,7 +99,7 @@ public final class LocalMetadata implements Metadata {
         if (streamFiles.directoryExists(tenant) || cacheFiles.directoryExists(tenant)) {
             LOG.info("tenant '{}' has stored streams or caches but was never registered (a data directory from an"
                     + " earlier version): registering it", tenant);
-            join(createTenant(tenant));
+            registerTenant(tenant);
             return true;
         }
         return false;
@@ -130,19 +138,55 @@ public final class LocalMetadata implements Metadata {
     public CompletableFuture<Void> createTenant(String tenant) {
         try {
             StreamName.checkPart("tenant", tenant);
-            synchronized (writeLock) {
-                if (tenantFiles != null && !tenantFiles.exists(tenant)) {
-                    Properties p = new Properties();
-                    p.setProperty("created_ms", Long.toString(System.currentTimeMillis()));
-                    tenantFiles.store(p, "felix tenant " + tenant, tenant);
-                }
-                tenants.put(tenant, Boolean.TRUE);
-            }
-            return CompletableFuture.completedFuture(null);
         } catch (IllegalArgumentException e) {
             return failed(ErrorCode.BAD_REQUEST, e.getMessage());
-        } catch (UncheckedIOException e) {
-            return failed(ErrorCode.UNAVAILABLE, e.getMessage());
+        }
+        return write(() -> {
+            try {
+                registerTenant(tenant);
+                return CompletableFuture.completedFuture(null);
+            } catch (UncheckedIOException e) {
+                return failed(ErrorCode.UNAVAILABLE, e.getMessage());
+            }
+        });
+    }
+
+    /** Registers a tenant durably, on the calling thread. */
+    private void registerTenant(String tenant) {
+        synchronized (writeLock) {
+            if (tenantFiles != null && !tenantFiles.exists(tenant)) {
+                Properties p = new Properties();
+                p.setProperty("created_ms", Long.toString(System.currentTimeMillis()));
+                tenantFiles.store(p, "felix tenant " + tenant, tenant);
+            }
+            tenants.put(tenant, Boolean.TRUE);
+        }
+    }
+
+    /**
+     * Runs a write on the metadata thread (its fsyncs must not hold up an event loop); in memory, at once.
+     * Writes are serialised: the single thread runs them in order.
+     */
+    private <T> CompletableFuture<T> write(java.util.function.Supplier<CompletableFuture<T>> op) {
+        if (writes == null) {
+            return op.get();
+        }
+        try {
+            return CompletableFuture.supplyAsync(op, writes).thenCompose(f -> f);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return failed(ErrorCode.UNAVAILABLE, "metadata is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (writes != null) {
+            writes.shutdown();
+            try {
+                writes.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -276,6 +320,10 @@ public final class LocalMetadata implements Metadata {
         }
 
         CompletableFuture<R> create(N name, C config) {
+            return write(() -> createNow(name, config));
+        }
+
+        private CompletableFuture<R> createNow(N name, C config) {
             try {
                 synchronized (writeLock) {
                     Optional<R> existing = get(name);
@@ -306,6 +354,10 @@ public final class LocalMetadata implements Metadata {
         }
 
         CompletableFuture<R> delete(N name) {
+            return write(() -> deleteNow(name));
+        }
+
+        private CompletableFuture<R> deleteNow(N name) {
             try {
                 synchronized (writeLock) {
                     Optional<R> existing = get(name);
@@ -451,7 +503,4 @@ public final class LocalMetadata implements Metadata {
         return CompletableFuture.failedFuture(FelixError.of(code, message).toException());
     }
 
-    private static void join(CompletableFuture<?> f) {
-        f.join();
-    }
 }

@@ -36,16 +36,15 @@ final class CacheRequests {
     static CompletableFuture<WirePayload> handle(ServerContext context, String tenant, Message m, int negotiated) {
         try {
             if (m instanceof Message.CachePut p) {
-                Cache cache = Routing.cache(context, Routing.cacheName(tenant, p.tenantId(), p.namespace(), p.cache()),
-                        true);
+                CacheName name = Routing.cacheName(tenant, p.tenantId(), p.namespace(), p.cache());
                 Duration ttl = p.ttlMs() == null ? null : Duration.ofMillis(Math.max(1, p.ttlMs()));
-                return cache.put(p.key(), p.value(), ttl)
+                return Routing.cacheToWrite(context, name)
+                        .thenCompose(cache -> cache.put(p.key(), p.value(), ttl))
                         .thenApply(offset -> ok(p.requestId(), offset, negotiated))
                         .exceptionally(e -> error(context, e, p.requestId(), negotiated));
             }
             if (m instanceof Message.CacheGet g) {
-                Cache cache = Routing.cache(context, Routing.cacheName(tenant, g.tenantId(), g.namespace(), g.cache()),
-                        false);
+                Cache cache = Routing.cache(context, Routing.cacheName(tenant, g.tenantId(), g.namespace(), g.cache()));
                 // load() first: a log cache not loaded yet must not block the event loop in get()
                 return cache.load().thenApply(info -> {
                     try {
@@ -57,9 +56,9 @@ final class CacheRequests {
                 }).exceptionally(e -> error(context, e, g.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDelete d) {
-                Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()),
-                        true);
-                return cache.delete(d.key())
+                CacheName name = Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache());
+                return Routing.cacheToWrite(context, name)
+                        .thenCompose(cache -> cache.delete(d.key()))
                         .thenApply(offset -> ok(d.requestId(), offset, negotiated))
                         .exceptionally(e -> error(context, e, d.requestId(), negotiated));
             }
@@ -71,8 +70,7 @@ final class CacheRequests {
                         .exceptionally(e -> error(context, e, c.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDescribe d) {
-                Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()),
-                        false);
+                Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()));
                 return cache.load().thenApply(info -> info(cache, info, d.requestId()))
                         .exceptionally(e -> error(context, e, d.requestId(), negotiated));
             }

@@ -9,6 +9,7 @@ import dev.felix.core.cache.CacheName;
 import dev.felix.core.routing.Leadership;
 import dev.felix.core.stream.Shard;
 import dev.felix.core.stream.Stream;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * From a request's names to the shard or cache that serves it on this node — or the typed error that says
@@ -75,23 +76,39 @@ final class Routing {
         }
     }
 
+    /** The cache named by a request, provided this node leads it; reads never create ({@code not_found}). */
+    static Cache cache(ServerContext context, CacheName name) throws FelixException {
+        checkLeads(context, name);
+        return context.broker.caches().find(name).orElseThrow(
+                () -> new FelixException(ErrorCode.NOT_FOUND, "cache not found: " + name));
+    }
+
     /**
-     * The cache named by a request, provided this node leads it. In dev mode (auto-create) a memory cache with
-     * defaults is created on first use by a write; reads never create ({@code not_found}).
+     * The cache a write goes to, provided this node leads it. In dev mode (auto-create) a memory cache with
+     * defaults is created on first use; the future then completes once it is defined (never wait for it on an
+     * event loop: compose on it).
      */
-    static Cache cache(ServerContext context, CacheName name, boolean createOnWrite) throws FelixException {
+    static CompletableFuture<Cache> cacheToWrite(ServerContext context, CacheName name) {
+        try {
+            checkLeads(context, name);
+            var existing = context.broker.caches().find(name);
+            if (existing.isPresent()) {
+                return CompletableFuture.completedFuture(existing.get());
+            }
+        } catch (FelixException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (context.config.autoCreate()) {
+            return context.broker.caches().createAsync(name, dev.felix.core.cache.CacheConfig.defaults());
+        }
+        return CompletableFuture.failedFuture(new FelixException(ErrorCode.NOT_FOUND, "cache not found: " + name));
+    }
+
+    private static void checkLeads(ServerContext context, CacheName name) throws FelixException {
         Leadership l = context.broker.router().cache(name);
         if (!(l instanceof Leadership.Here)) {
             throw refusal(l, "cache " + name).toException();
         }
-        var existing = context.broker.caches().find(name);
-        if (existing.isPresent()) {
-            return existing.get();
-        }
-        if (createOnWrite && context.config.autoCreate()) {
-            return context.broker.caches().create(name, dev.felix.core.cache.CacheConfig.defaults());
-        }
-        throw new FelixException(ErrorCode.NOT_FOUND, "cache not found: " + name);
     }
 
     private static FelixError refusal(Leadership l, String what) {

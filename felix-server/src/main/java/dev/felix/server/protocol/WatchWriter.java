@@ -43,7 +43,7 @@ final class WatchWriter extends PulledWriter implements WatchListener {
         Cache cache;
         try {
             cache = Routing.cache(session.context,
-                    Routing.cacheName(session.tenant(), request.tenantId(), request.namespace(), request.cache()), false);
+                    Routing.cacheName(session.tenant(), request.tenantId(), request.namespace(), request.cache()));
         } catch (FelixException e) {
             refuse(e.error());
             return;
