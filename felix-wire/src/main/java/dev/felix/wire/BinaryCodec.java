@@ -214,6 +214,23 @@ final class BinaryCodec {
         return new BinarySharedEventBatch(baseOffset, payloads);
     }
 
+    static BinaryMuxEventBatch decodeMuxEventBatch(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "mux event batch");
+        int n = r.u16("channel_count");
+        if (n == 0) {
+            throw new WireException(WireError.BAD_FIELD, "mux event batch: channel_count is 0 at offset 0");
+        }
+        r.need(4L * n, "channels");
+        int[] channels = new int[n];
+        for (int i = 0; i < n; i++) {
+            channels[i] = (int) r.u32("channel");
+        }
+        long baseOffset = r.u64("base_offset");
+        List<byte[]> payloads = r.blobs();
+        r.end();
+        return new BinaryMuxEventBatch(channels, baseOffset, payloads);
+    }
+
     private static boolean checkEventFlags(int flags, int layout) throws WireException {
         if (flags == layout) {
             return false;
@@ -239,6 +256,8 @@ final class BinaryCodec {
             case SHARED_EVENT_BATCH:
             case SHARED_EVENT_BATCH_WITH_OFFSET:
                 return decodeSharedEventBatch(flags, payload);
+            case MUX_EVENT_BATCH:
+                return decodeMuxEventBatch(payload);
             case JSON:
             default:
                 throw new WireException(WireError.BAD_FLAG_COMBINATION,
@@ -316,6 +335,10 @@ final class BinaryCodec {
             return EventBatchEncoder.subscriberFrameLength(e.baseOffset() != null, e.payloads())
                 - FrameHeader.HEADER_LENGTH;
         }
+        if (p instanceof BinaryMuxEventBatch m) {
+            return EventBatchEncoder.muxPrefixLength(m.channels().length) - FrameHeader.HEADER_LENGTH
+                + EventBatchEncoder.sharedFrameLength(true, m.payloads()) - FrameHeader.HEADER_LENGTH;
+        }
         BinarySharedEventBatch s = (BinarySharedEventBatch) p;
         return EventBatchEncoder.sharedFrameLength(s.baseOffset() != null, s.payloads()) - FrameHeader.HEADER_LENGTH;
     }
@@ -326,6 +349,22 @@ final class BinaryCodec {
             byte[][] a = e.payloads().toArray(new byte[0][]);
             EventBatchEncoder.encode(dst, e.frameFlags(), true, e.subscriptionId(), e.baseOffset() != null,
                 e.baseOffset() == null ? 0 : e.baseOffset(), a, 0, a.length);
+            return;
+        }
+        if (p instanceof BinaryMuxEventBatch m) {
+            byte[][] a = m.payloads().toArray(new byte[0][]);
+            int[] channels = m.channels();
+            int shared = EventBatchEncoder.sharedFrameLength(true, a, 0, a.length);
+            if (dst.remaining() < checkedLength(payloadLength(m, null, null))) {
+                throw new BufferOverflowException();
+            }
+            EventBatchEncoder.encodeMuxPrefix(dst, channels, channels.length, shared);
+            BigEndian.put64(dst, m.baseOffset());
+            BigEndian.put32(dst, a.length);
+            for (byte[] b : a) {
+                BigEndian.put32(dst, b.length);
+                dst.put(b);
+            }
             return;
         }
         if (p instanceof BinarySharedEventBatch s) {

@@ -7,8 +7,8 @@ import java.util.StringJoiner;
  * supports and asks for) and {@code auth_ok.server_flags} (what the broker supports).
  *
  * <pre>
- *   bit    15 14 | 13      12        11    10     9           8           | 7  6     | 5..0
- *          unused| CLUSTER CACHE_EXT ADMIN SHARDS GAP_NOTICES ERROR_CODES | reserved | frame flags (upstream)
+ *   bit    15  | 14       13      12        11    10     9           8           | 7  6     | 5..0
+ *          MUX | LIFELINE CLUSTER CACHE_EXT ADMIN SHARDS GAP_NOTICES ERROR_CODES | reserved | frame flags (upstream)
  * </pre>
  *
  * <ul>
@@ -17,6 +17,8 @@ import java.util.StringJoiner;
  *       {@link FrameFlags#ORIGINAL_V1}; a client that got plain {@code ok} instead of {@code auth_ok}
  *       assumes the same of the broker.</li>
  *   <li><b>{@code 0x00C0}</b>: left unused, room for upstream to add frame flags.</li>
+ *   <li><b>{@code 0x8000}</b> (ours): support for the multiplexed event frame flag
+ *       ({@link #SUBSCRIPTION_MUX}).</li>
  *   <li><b>{@code 0x7F00}</b> (ours): capability-only extension bits. They never appear in a frame
  *       header; they only say which extension messages and fields a peer understands.</li>
  * </ul>
@@ -55,6 +57,13 @@ public final class Capabilities {
      * connection closes.
      */
     public static final int SUBSCRIPTION_LIFELINE = 0x4000;
+    /**
+     * Multiplexed subscriptions: a client may open one session stream that carries many subscriptions
+     * ({@code mux_subscribe} … {@code unsubscribe}, credit-based flow control per channel) and receive their
+     * events as {@link FrameFlags#MUX_DELIVERY} frames, one per batch for every channel it concerns. The bit is
+     * the frame flag itself (the upstream convention for frame-flag support bits).
+     */
+    public static final int SUBSCRIPTION_MUX = FrameFlags.MUX_DELIVERY;
 
     /** The upstream frame-flag part of a capability word. */
     public static final int FRAME_FLAG_MASK = FrameFlags.KNOWN;
@@ -99,7 +108,7 @@ public final class Capabilities {
     public static int required(Message m) {
         int bits = m.type().requiredCapability();
         if (m instanceof Message.ErrorMessage e) {
-            if (e.code() != null || e.requestId() != null) {
+            if (e.code() != null || e.requestId() != null || e.offset() != null) {
                 bits |= ERROR_CODES;
             }
         } else if (m instanceof Message.PublishError e) {

@@ -110,6 +110,44 @@ public final class EventBatchEncoder {
         encodeSharedWithOffset(dst, baseOffset, a, 0, a.length);
     }
 
+    // ------------------------------------------------------------ multiplexed 0x8024
+
+    /** Length of the prefix of a multiplexed frame listing {@code channels} channels: header, count, channels. */
+    public static int muxPrefixLength(int channels) {
+        return FrameHeader.HEADER_LENGTH + 2 + 4 * channels;
+    }
+
+    /**
+     * Writes the prefix of a multiplexed event batch frame (flags {@code 0x8024}, {@link BinaryMuxEventBatch})
+     * for {@code channels[0..count)}. The frame is this prefix followed by the body — everything after the
+     * 12-byte header — of the shared frame with base offset ({@code 0x0024}) of the same batch, which is
+     * {@code sharedFrameLength} bytes long header included. So a broker writes the encoded-once shared bytes
+     * behind a few bytes of its own per connection, copying nothing.
+     *
+     * @throws BufferOverflowException  if {@code dst} has fewer than {@link #muxPrefixLength} bytes left
+     * @throws IllegalArgumentException if {@code count} is not within 1..65535
+     */
+    public static void encodeMuxPrefix(ByteBuffer dst, int[] channels, int count, int sharedFrameLength) {
+        if (count < 1 || count > BinaryMuxEventBatch.MAX_CHANNELS) {
+            throw new IllegalArgumentException("a mux frame lists 1.." + BinaryMuxEventBatch.MAX_CHANNELS
+                + " channels, not " + count);
+        }
+        int prefix = muxPrefixLength(count);
+        if (dst.remaining() < prefix) {
+            throw new BufferOverflowException();
+        }
+        long payload = (long) prefix - FrameHeader.HEADER_LENGTH + sharedFrameLength - FrameHeader.HEADER_LENGTH;
+        if (payload + FrameHeader.HEADER_LENGTH > FrameHeader.MAX_SUPPORTED_FRAME_BYTES) {
+            throw new IllegalArgumentException("mux frame exceeds " + FrameHeader.MAX_SUPPORTED_FRAME_BYTES + " bytes");
+        }
+        FrameHeader.write(dst, FrameFlags.MUX_DELIVERY | FrameFlags.BINARY_EVENT_BATCH_SHARED
+            | FrameFlags.EVENT_BATCH_OFFSETS, (int) payload);
+        BigEndian.put16(dst, count);
+        for (int i = 0; i < count; i++) {
+            BigEndian.put32(dst, channels[i]);
+        }
+    }
+
     // ------------------------------------------------------------ per-subscriber 0x0002 / 0x0022
 
     /**

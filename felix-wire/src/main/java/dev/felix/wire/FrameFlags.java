@@ -16,9 +16,14 @@ package dev.felix.wire;
  *  0x0022  ... with base_offset (0x02|0x20)         B to C      {@link BinaryEventBatch}
  *  0x0004  shared event batch                       B to C      {@link BinarySharedEventBatch}
  *  0x0024  ... with base_offset (0x04|0x20)         B to C      {@link BinarySharedEventBatch}
+ *  0x8024  multiplexed shared event batch           B to C      {@link BinaryMuxEventBatch}
  * </pre>
  *
- * <p>Bits outside {@link #KNOWN} ({@code 0x0040}-{@code 0x8000}) are reserved upstream and are
+ * <p>{@code 0x8000} ({@link #MUX_DELIVERY}) is this project's extension: a shared event batch for a list of
+ * subscription channels on one multiplexed session stream. It is only sent to a peer that advertised the
+ * bit in {@code client_flags} ({@link Capabilities#SUBSCRIPTION_MUX}).
+ *
+ * <p>Bits outside {@link #KNOWN} ({@code 0x0040}-{@code 0x4000}) are reserved upstream and are
  * rejected by {@link FrameHeader#read} with {@link WireError#UNKNOWN_FLAGS}; a valid set of known bits
  * in an invalid combination (say {@code 0x0003}) is rejected by {@link PayloadKind#of(int)} with
  * {@link WireError#BAD_FLAG_COMBINATION}.
@@ -42,8 +47,13 @@ public final class FrameFlags {
     public static final int BINARY_PUBLISH_ACK = 0x0010;
     /** B to C: modifier on the event batches; adds a u64 {@code base_offset}. */
     public static final int EVENT_BATCH_OFFSETS = 0x0020;
-    /** Every flag bit wire v1 defines ({@code 0x003F}). Anything else is rejected. */
-    public static final int KNOWN = 0x003F;
+    /**
+     * B to C (extension): modifier on {@link #BINARY_EVENT_BATCH_SHARED} with {@link #EVENT_BATCH_OFFSETS}; the
+     * payload starts with the list of subscription channels it is for.
+     */
+    public static final int MUX_DELIVERY = 0x8000;
+    /** Every flag bit wire v1 defines ({@code 0x003F}) plus {@link #MUX_DELIVERY}. Anything else is rejected. */
+    public static final int KNOWN = 0x803F;
     /** What a peer that advertised no flags is assumed to support ({@code 0x0007}). Frozen upstream. */
     public static final int ORIGINAL_V1 = 0x0007;
 
@@ -69,11 +79,13 @@ public final class FrameFlags {
         StringBuilder sb = new StringBuilder(String.format("0x%04X", flags & 0xFFFF));
         String[] names = {
             "BINARY_PUBLISH_BATCH", "BINARY_EVENT_BATCH", "BINARY_EVENT_BATCH_SHARED",
-            "BINARY_PUBLISH_ACKED", "BINARY_PUBLISH_ACK", "EVENT_BATCH_OFFSETS"};
+            "BINARY_PUBLISH_ACKED", "BINARY_PUBLISH_ACK", "EVENT_BATCH_OFFSETS", null, null, null, null, null,
+            null, null, null, null, "MUX_DELIVERY"};
         String sep = "(";
         for (int bit = 0; bit < 16; bit++) {
             if ((flags & (1 << bit)) != 0) {
-                sb.append(sep).append(bit < names.length ? names[bit] : String.format("0x%04X", 1 << bit));
+                sb.append(sep).append(bit < names.length && names[bit] != null ? names[bit]
+                    : String.format("0x%04X", 1 << bit));
                 sep = "|";
             }
         }

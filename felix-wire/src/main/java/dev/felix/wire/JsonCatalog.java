@@ -39,7 +39,12 @@ import dev.felix.wire.Message.ErrorMessage;
 import dev.felix.wire.Message.Event;
 import dev.felix.wire.Message.EventBatch;
 import dev.felix.wire.Message.EventStreamHello;
+import dev.felix.wire.Message.Credit;
 import dev.felix.wire.Message.Gap;
+import dev.felix.wire.Message.MuxSubscribe;
+import dev.felix.wire.Message.MuxSubscribed;
+import dev.felix.wire.Message.SubscriptionEnded;
+import dev.felix.wire.Message.Unsubscribe;
 import dev.felix.wire.Message.Ok;
 import dev.felix.wire.Message.Publish;
 import dev.felix.wire.Message.PublishBatch;
@@ -242,10 +247,11 @@ final class JsonCatalog {
         put(MessageType.OK, JsonSchema.<Ok>of("ok", v -> new Ok()));
 
         put(MessageType.ERROR, JsonSchema.<ErrorMessage>of("error",
-            v -> new ErrorMessage(v.str(0), v.str(1), v.optU64(2)),
+            v -> new ErrorMessage(v.str(0), v.str(1), v.optU64(2), v.optU64(3)),
             req("message", STR, ErrorMessage::message),
             opt("code", STR, ErrorMessage::code),
-            opt("request_id", U64, ErrorMessage::requestId)));
+            opt("request_id", U64, ErrorMessage::requestId),
+            opt("offset", U64, ErrorMessage::offset)));
 
         put(MessageType.GAP, JsonSchema.<Gap>of("gap",
             v -> {
@@ -420,6 +426,43 @@ final class JsonCatalog {
             req("resume_from", U64, WatchEnded::resumeFrom),
             req("reason", STR, WatchEnded::reason),
             opt("message", STR, WatchEnded::message)));
+
+        put(MessageType.MUX_SUBSCRIBE, JsonSchema.<MuxSubscribe>of("mux_subscribe",
+            v -> new MuxSubscribe(v.u64(0), v.str(1), v.str(2), v.str(3), (StartPosition) v.get(4), v.optInt(5),
+                (QueuePolicy) v.get(6), v.optInt(7), v.optU64(8), v.optU64(9), v.u32(10)),
+            req("request_id", U64, MuxSubscribe::requestId),
+            req("tenant_id", STR, MuxSubscribe::tenantId),
+            req("namespace", STR, MuxSubscribe::namespace),
+            req("stream", STR, MuxSubscribe::stream),
+            opt("start", START, MuxSubscribe::start),
+            opt("shard", U32, MuxSubscribe::shard),
+            opt("queue_policy", QUEUE_POLICY, MuxSubscribe::queuePolicy),
+            opt("queue_events", U32, MuxSubscribe::queueEvents),
+            opt("queue_bytes", U64, MuxSubscribe::queueBytes),
+            opt("incarnation", U64, MuxSubscribe::incarnation),
+            req("credit", U32, MuxSubscribe::credit)));
+
+        put(MessageType.MUX_SUBSCRIBED, JsonSchema.<MuxSubscribed>of("mux_subscribed",
+            v -> new MuxSubscribed(v.u64(0), v.u64(1), v.list(2), v.list(3)),
+            req("request_id", U64, MuxSubscribed::requestId),
+            req("subscription_id", U64, MuxSubscribed::subscriptionId),
+            req("shards", U32_LIST, MuxSubscribed::shards),
+            req("channels", U32_LIST, MuxSubscribed::channels)));
+
+        put(MessageType.CREDIT, JsonSchema.<Credit>of("credit",
+            v -> new Credit(v.u32(0), v.u32(1)),
+            req("channel", U32, Credit::channel),
+            req("events", U32, Credit::events)));
+
+        put(MessageType.UNSUBSCRIBE, JsonSchema.<Unsubscribe>of("unsubscribe",
+            v -> new Unsubscribe(v.u64(0)),
+            req("subscription_id", U64, Unsubscribe::subscriptionId)));
+
+        put(MessageType.SUBSCRIPTION_ENDED, JsonSchema.<SubscriptionEnded>of("subscription_ended",
+            v -> new SubscriptionEnded(v.u32(0), v.str(1), v.str(2)),
+            req("channel", U32, SubscriptionEnded::channel),
+            req("code", STR, SubscriptionEnded::code),
+            req("message", STR, SubscriptionEnded::message)));
 
         for (MessageType t : MessageType.values()) {
             if (BY_TYPE[t.ordinal()] == null) {

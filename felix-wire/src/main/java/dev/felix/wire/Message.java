@@ -588,22 +588,29 @@ public sealed interface Message extends WirePayload {
     }
 
     /**
-     * {@code error} (B to C). Keys: {@code message, code?, request_id?}; {@code code} and
-     * {@code request_id} are extensions ({@link Capabilities#ERROR_CODES}). Named {@code ErrorMessage}
-     * so it never shadows {@link java.lang.Error}.
+     * {@code error} (B to C). Keys: {@code message, code?, request_id?, offset?}; {@code code},
+     * {@code request_id} and {@code offset} are extensions ({@link Capabilities#ERROR_CODES}). Named
+     * {@code ErrorMessage} so it never shadows {@link java.lang.Error}.
      *
      * @param message   human-readable reason
-     * @param code      stable error code (extension), see {@link ErrorCodes}
+     * @param code      stable error code (extension), see {@link ErrorCode}
      * @param requestId u64 id of the request that failed (extension)
+     * @param offset    u64, for cursor errors: the oldest retained offset ({@code cursor_too_old}) or the next
+     *                  offset ({@code cursor_in_future}) (extension)
      */
-    record ErrorMessage(String message, String code, Long requestId) implements Message {
+    record ErrorMessage(String message, String code, Long requestId, Long offset) implements Message {
         public ErrorMessage {
             Objects.requireNonNull(message, "message");
         }
 
+        /** Without an offset. */
+        public ErrorMessage(String message, String code, Long requestId) {
+            this(message, code, requestId, null);
+        }
+
         /** The upstream form. */
         public ErrorMessage(String message) {
-            this(message, null, null);
+            this(message, null, null, null);
         }
 
         @Override
@@ -792,6 +799,118 @@ public sealed interface Message extends WirePayload {
         @Override
         public MessageType type() {
             return MessageType.STREAM_DELETED;
+        }
+    }
+
+    // ---------------------------------------------------------------- multiplexed subscriptions (SUBSCRIPTION_MUX)
+
+    /**
+     * {@code mux_subscribe} (C to B, extension {@link Capabilities#SUBSCRIPTION_MUX}): a subscription carried by
+     * the session stream this arrives on, alongside others. Keys: {@code request_id, tenant_id, namespace,
+     * stream, start?, shard?, queue_policy?, queue_events?, queue_bytes?, incarnation?, credit}. The fields
+     * mean what they mean on {@code subscribe}; {@code credit} is how many events the client will take on each
+     * of the subscription's channels before it grants more ({@code credit}). Reply: {@code mux_subscribed}, or
+     * {@code error{code, request_id, offset?}}.
+     *
+     * @param requestId   u64, echoed in the reply
+     * @param tenantId    tenant
+     * @param namespace   namespace
+     * @param stream      stream
+     * @param start       where to start, or null for latest
+     * @param shard       u32 one shard, or null for every shard
+     * @param queuePolicy broker-side queue policy, or null for the stream's default
+     * @param queueEvents u32 smaller broker-side queue, or null
+     * @param queueBytes  u64 smaller broker-side queue, or null
+     * @param incarnation u64 incarnation a resume offset belongs to, or null
+     * @param credit      u32 (unsigned) initial credit per channel, in events (at least 1)
+     */
+    record MuxSubscribe(long requestId, String tenantId, String namespace, String stream, StartPosition start,
+                        Integer shard, QueuePolicy queuePolicy, Integer queueEvents, Long queueBytes,
+                        Long incarnation, int credit) implements Message {
+        public MuxSubscribe {
+            Objects.requireNonNull(tenantId, "tenant_id");
+            Objects.requireNonNull(namespace, "namespace");
+            Objects.requireNonNull(stream, "stream");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.MUX_SUBSCRIBE;
+        }
+    }
+
+    /**
+     * {@code mux_subscribed} (B to C, extension {@link Capabilities#SUBSCRIPTION_MUX}). Keys: {@code request_id,
+     * subscription_id, shards, channels}: the subscription's shards and, at the same index, the channel its
+     * events arrive on ({@link BinaryMuxEventBatch}) and its credit is granted for.
+     *
+     * @param requestId      u64, echoed from the request
+     * @param subscriptionId u64
+     * @param shards         u32 shards
+     * @param channels       u32 channels, one per shard
+     */
+    record MuxSubscribed(long requestId, long subscriptionId, List<Integer> shards, List<Integer> channels)
+        implements Message {
+        public MuxSubscribed {
+            shards = List.copyOf(Objects.requireNonNull(shards, "shards"));
+            channels = List.copyOf(Objects.requireNonNull(channels, "channels"));
+            if (shards.size() != channels.size()) {
+                throw new IllegalArgumentException("mux_subscribed: " + shards.size() + " shards but "
+                    + channels.size() + " channels");
+            }
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.MUX_SUBSCRIBED;
+        }
+    }
+
+    /**
+     * {@code credit} (C to B, extension {@link Capabilities#SUBSCRIPTION_MUX}): the client will take
+     * {@code events} more events on {@code channel}. Keys: {@code channel, events}.
+     *
+     * @param channel u32 (unsigned)
+     * @param events  u32 (unsigned), at least 1
+     */
+    record Credit(int channel, int events) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.CREDIT;
+        }
+    }
+
+    /**
+     * {@code unsubscribe} (C to B, extension {@link Capabilities#SUBSCRIPTION_MUX}): ends a subscription of this
+     * session. Keys: {@code subscription_id}.
+     *
+     * @param subscriptionId u64
+     */
+    record Unsubscribe(long subscriptionId) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.UNSUBSCRIBE;
+        }
+    }
+
+    /**
+     * {@code subscription_ended} (B to C, extension {@link Capabilities#SUBSCRIPTION_MUX}): the broker ended one
+     * channel of a subscription (stream deleted, broker shutting down, history lost); what was sent before it
+     * stands. Keys: {@code channel, code, message}.
+     *
+     * @param channel u32
+     * @param code    stable error code
+     * @param message human-readable reason
+     */
+    record SubscriptionEnded(int channel, String code, String message) implements Message {
+        public SubscriptionEnded {
+            Objects.requireNonNull(code, "code");
+            Objects.requireNonNull(message, "message");
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.SUBSCRIPTION_ENDED;
         }
     }
 

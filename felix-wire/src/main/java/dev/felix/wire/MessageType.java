@@ -83,7 +83,17 @@ public enum MessageType {
     /** {@link Message.WatchChange} (extension). */
     WATCH_CHANGE("watch_change", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
     /** {@link Message.WatchEnded} (extension). */
-    WATCH_ENDED("watch_ended", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT);
+    WATCH_ENDED("watch_ended", Direction.BROKER_TO_CLIENT, Capabilities.CACHE_EXT),
+    /** {@link Message.MuxSubscribe} (extension). */
+    MUX_SUBSCRIBE("mux_subscribe", Direction.CLIENT_TO_BROKER, Capabilities.SUBSCRIPTION_MUX),
+    /** {@link Message.MuxSubscribed} (extension). */
+    MUX_SUBSCRIBED("mux_subscribed", Direction.BROKER_TO_CLIENT, Capabilities.SUBSCRIPTION_MUX),
+    /** {@link Message.Credit} (extension). */
+    CREDIT("credit", Direction.CLIENT_TO_BROKER, Capabilities.SUBSCRIPTION_MUX),
+    /** {@link Message.Unsubscribe} (extension). */
+    UNSUBSCRIBE("unsubscribe", Direction.CLIENT_TO_BROKER, Capabilities.SUBSCRIPTION_MUX),
+    /** {@link Message.SubscriptionEnded} (extension). */
+    SUBSCRIPTION_ENDED("subscription_ended", Direction.BROKER_TO_CLIENT, Capabilities.SUBSCRIPTION_MUX);
 
     private static final Map<String, MessageType> BY_NAME = new HashMap<>();
 

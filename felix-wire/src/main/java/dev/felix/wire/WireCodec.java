@@ -209,6 +209,11 @@ public final class WireCodec {
         return BinaryCodec.decodeSharedEventBatch(flags, payload);
     }
 
+    /** Decodes a multiplexed event batch payload (flags {@code 0x8024}). */
+    public static BinaryMuxEventBatch decodeMuxEventBatch(ByteBuffer payload) throws WireException {
+        return BinaryCodec.decodeMuxEventBatch(payload);
+    }
+
     /**
      * Exact frame length (header included) of a binary payload.
      *

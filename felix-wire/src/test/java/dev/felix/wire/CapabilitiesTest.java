@@ -24,8 +24,10 @@ class CapabilitiesTest {
             all |= e;
         }
         assertThat(all).isEqualTo(Capabilities.EXTENSION_MASK);
-        assertThat(Capabilities.FRAME_FLAG_MASK).isEqualTo(FrameFlags.KNOWN).isEqualTo(0x003F);
-        assertThat(Capabilities.ALL).isEqualTo(0x7F3F);
+        assertThat(Capabilities.FRAME_FLAG_MASK).isEqualTo(FrameFlags.KNOWN).isEqualTo(0x803F);
+        assertThat(Capabilities.SUBSCRIPTION_MUX).as("the mux frame flag is its own support bit")
+            .isEqualTo(FrameFlags.MUX_DELIVERY).isEqualTo(0x8000);
+        assertThat(Capabilities.ALL).isEqualTo(0xFF3F);
     }
 
     @Test
@@ -38,7 +40,7 @@ class CapabilitiesTest {
 
     @Test
     void negotiationIsTheIntersectionAndIgnoresBitsWeDoNotKnow() {
-        assertThat(Capabilities.negotiate(0x3F3F, 0x003F)).isEqualTo(0x003F);          // upstream broker
+        assertThat(Capabilities.negotiate(0xBF3F, 0x003F)).isEqualTo(0x003F);          // upstream broker
         assertThat(Capabilities.negotiate(FrameFlags.ORIGINAL_V1, Capabilities.ALL)).isEqualTo(0x0007); // legacy client
         assertThat(Capabilities.negotiate(0xFFFF, 0xFFFF)).isEqualTo(Capabilities.ALL);
         assertThat(Capabilities.negotiate(0x0519, 0x3F3F)).isEqualTo(0x0519);
@@ -76,9 +78,11 @@ class CapabilitiesTest {
         assertThat(Capabilities.required(new Message.PublishOk(1, null, null, 3))).isEqualTo(Capabilities.SHARDS);
         assertThat(Capabilities.required(new Message.StreamList("t", null, null))).isEqualTo(Capabilities.ADMIN);
         assertThat(Capabilities.required(new Message.StreamListResult(List.of(), null))).isEqualTo(Capabilities.ADMIN);
+        assertThat(Capabilities.required(new Message.Unsubscribe(3))).isEqualTo(Capabilities.SUBSCRIPTION_MUX);
+        assertThat(Capabilities.required(new ErrorMessage("x", null, null, 7L))).isEqualTo(Capabilities.ERROR_CODES);
         for (MessageType t : MessageType.values()) {
             assertThat(t.requiredCapability()).isIn(0, Capabilities.GAP_NOTICES, Capabilities.ADMIN,
-                Capabilities.CACHE_EXT);
+                Capabilities.CACHE_EXT, Capabilities.SUBSCRIPTION_MUX);
         }
     }
 

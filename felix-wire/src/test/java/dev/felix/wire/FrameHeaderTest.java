@@ -55,7 +55,7 @@ class FrameHeaderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {0x0040, 0x0080, 0x0100, 0x0200, 0x0400, 0x0800, 0x1000, 0x2000, 0x4000, 0x8000})
+    @ValueSource(ints = {0x0040, 0x0080, 0x0100, 0x0200, 0x0400, 0x0800, 0x1000, 0x2000, 0x4000})
     void everyUnknownFlagBitIsRejected(int bit) {
         String f = String.format("%04x", bit);
         WireException e = rejects(WireError.UNKNOWN_FLAGS,
@@ -69,6 +69,9 @@ class FrameHeaderTest {
     @Test
     void allKnownFlagBitsPassTheHeaderCheck() throws Exception {
         for (int flags = 0; flags <= FrameFlags.KNOWN; flags++) {
+            if (!FrameFlags.isKnown(flags)) {
+                continue;
+            }
             String f = String.format("%04x", flags);
             assertThat(FrameHeader.read(buf("464c5831 0001" + f + "00000000"), MAX).flags()).isEqualTo(flags);
         }

@@ -100,7 +100,7 @@ class RoundTripPropertyTest {
         Statistics.label("layout").collect(PayloadKind.of(p.frameFlags())).coverage(c -> {
             for (PayloadKind k : PayloadKind.values()) {
                 if (k != PayloadKind.JSON) {
-                    c.check(k).count(n -> n >= 150);
+                    c.check(k).count(n -> n >= 100);
                 }
             }
         });

@@ -197,7 +197,7 @@ final class WireArbitraries {
         m.put(MessageType.PUBLISH_OK, Combinators.combine(u64(), optU64(), optU32(), optU32()).as(PublishOk::new));
         m.put(MessageType.PUBLISH_ERROR, Combinators.combine(u64(), text(), optText()).as(PublishError::new));
         m.put(MessageType.OK, Arbitraries.just(new Ok()));
-        m.put(MessageType.ERROR, Combinators.combine(text(), optText(), optU64()).as(ErrorMessage::new));
+        m.put(MessageType.ERROR, Combinators.combine(text(), optText(), optU64(), optU64()).as(ErrorMessage::new));
         m.put(MessageType.GAP, gap());
         m.put(MessageType.STREAM_CREATE, Combinators.combine(scope(), optU32(), Arbitraries.of(true, false).injectNull(0.3),
                 optText(), optU64(), optU64(), optU64())
@@ -242,6 +242,16 @@ final class WireArbitraries {
         m.put(MessageType.WATCH_ENDED, Combinators.combine(u64(),
                 word(WatchEnded.REASON_OVERFLOW, WatchEnded.REASON_SHUTDOWN, WatchEnded.REASON_ERROR), optText())
             .as(WatchEnded::new));
+        Arbitrary<Integer> u32i = Arbitraries.integers();
+        m.put(MessageType.MUX_SUBSCRIBE, Combinators.combine(u64(), scope(), start().injectNull(0.3), optU32(),
+                Arbitraries.of(QueuePolicy.class).injectNull(0.5), optU32(), optU64(), optU64())
+            .as((id, s, st, sh, qp, qe, qb, inc) -> new Message.MuxSubscribe(id, s.tenant, s.namespace, s.name, st, sh,
+                qp, qe, qb, inc, 8192)));
+        m.put(MessageType.MUX_SUBSCRIBED, Combinators.combine(u64(), u64(), u32i.list().ofMaxSize(4))
+            .as((id, sub, shards) -> new Message.MuxSubscribed(id, sub, shards, shards.stream().map(x -> x ^ 5).toList())));
+        m.put(MessageType.CREDIT, Combinators.combine(u32i, u32i).as(Message.Credit::new));
+        m.put(MessageType.UNSUBSCRIBE, u64().map(Message.Unsubscribe::new));
+        m.put(MessageType.SUBSCRIPTION_ENDED, Combinators.combine(u32i, text(), text()).as(Message.SubscriptionEnded::new));
         if (m.size() != MessageType.values().length) {
             throw new IllegalStateException("a message type has no generator");
         }
@@ -273,7 +283,9 @@ final class WireArbitraries {
             .as((id, msg) -> msg == null ? BinaryPublishAck.ok(id) : BinaryPublishAck.error(id, msg));
         Arbitrary<BinaryPayload> event = Combinators.combine(u64(), optU64(), payloads()).as(BinaryEventBatch::new);
         Arbitrary<BinaryPayload> shared = Combinators.combine(optU64(), payloads()).as(BinarySharedEventBatch::new);
-        return Arbitraries.oneOf(publish, acked, ack, event, shared);
+        Arbitrary<BinaryPayload> mux = Combinators.combine(Arbitraries.integers().array(int[].class).ofMinSize(1)
+                .ofMaxSize(5), u64(), payloads()).as(BinaryMuxEventBatch::new);
+        return Arbitraries.oneOf(publish, acked, ack, event, shared, mux);
     }
 
     /** Any frame this codec can produce, JSON or binary. */
