@@ -28,6 +28,8 @@ public final class ClientConfig {
     final int receiveQueueEvents;
     final long receiveQueueBytes;
     final ReceivePolicy receivePolicy;
+    final boolean multiplexSubscriptions;
+    final int handlerThreads;
 
     private ClientConfig(Builder b) {
         this.broker = b.broker;
@@ -46,6 +48,8 @@ public final class ClientConfig {
         this.receiveQueueEvents = b.receiveQueueEvents;
         this.receiveQueueBytes = b.receiveQueueBytes;
         this.receivePolicy = b.receivePolicy;
+        this.multiplexSubscriptions = b.multiplexSubscriptions;
+        this.handlerThreads = b.handlerThreads;
     }
 
     public static Builder builder(ClientTrust trust) {
@@ -90,6 +94,8 @@ public final class ClientConfig {
         private int receiveQueueEvents = 8192;
         private long receiveQueueBytes = 16L << 20;
         private ReceivePolicy receivePolicy = ReceivePolicy.BLOCK;
+        private boolean multiplexSubscriptions = true;
+        private int handlerThreads = Runtime.getRuntime().availableProcessors();
 
         private Builder(ClientTrust trust) {
             this.trust = Objects.requireNonNull(trust, "trust");
@@ -175,6 +181,29 @@ public final class ClientConfig {
             this.publishInflightEvents = events;
             this.publishInflightBytes = bytes;
             this.publishQueuePolicy = java.util.Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Carry every subscription of the connection on one multiplexed session stream when the broker speaks
+         * it (default true): one request per subscribe instead of a stream per shard, each batch sent once per
+         * connection, and per-subscription credit for flow control. With it off (or an older broker) each
+         * subscription has a control stream and one event stream per shard.
+         */
+        public Builder multiplexSubscriptions(boolean value) {
+            this.multiplexSubscriptions = value;
+            return this;
+        }
+
+        /**
+         * Threads that run {@link SubscriptionHandler}s (default: one per core), shared by every handler of the
+         * client: a handler runs on one of them at a time, in order, so handlers never need a thread each.
+         */
+        public Builder handlerThreads(int threads) {
+            if (threads < 1) {
+                throw new IllegalArgumentException("handler_threads must be at least 1, was " + threads);
+            }
+            this.handlerThreads = threads;
             return this;
         }
 

@@ -31,11 +31,8 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     private int shard;
     private boolean helloSeen;
     private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
-    /** Next offset expected from the broker, or -1 before the first offset is known. */
-    private long expected = -1;
-    /** DROP_NEW: range dropped locally and not yet reported. */
-    private long pendingGapFrom = -1;
-    private long pendingGapTo = -1;
+    /** Where this stream's events go, once claimed. */
+    private ShardFeed feed;
     private boolean paused;
     private boolean ended;
     private long incarnation = -1;
@@ -57,6 +54,7 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     /** The subscription takes this stream: held frames are processed and reading resumes. */
     void attach(Subscription owner) {
         this.subscription = owner;
+        this.feed = new ShardFeed(owner, shard);
         if (incarnation >= 0) {
             owner.incarnation(shard, incarnation);
         }
@@ -153,62 +151,13 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     }
 
     private void deliver(Long baseOffset, List<byte[]> payloads) {
-        long base = baseOffset != null ? baseOffset : -1;
-        if (base >= 0 && expected >= 0 && base > expected) {
-            // Offsets jumped without a gap notice (an older broker): report it anyway.
-            gap(expected, base - 1, "unannounced");
-        }
-        ReceiveQueue queue = subscription.queue();
-        for (int i = 0; i < payloads.size(); i++) {
-            byte[] payload = payloads.get(i);
-            long offset = base >= 0 ? base + i : -1;
-            if (queue.policy() != ReceivePolicy.BLOCK && !queue.hasRoom(payload.length)) {
-                if (queue.policy() == ReceivePolicy.DROP_OLD) {
-                    subscription.countLocalDrops(queue.evictOldest(payload.length, subscription.stream()));
-                } else {
-                    localDrop(offset);
-                    continue;
-                }
-            }
-            flushLocalGap();
-            if (!queue.add(new Event(subscription.stream(), shard, offset, payload)) && queue.policy() == ReceivePolicy.BLOCK) {
-                pause();
-            }
-            subscription.countEvent();
-        }
-        if (base >= 0) {
-            expected = base + payloads.size();
+        if (!feed.deliver(baseOffset, payloads)) {
+            pause();
         }
     }
 
     private void gap(long from, long to, String reason) {
-        flushLocalGap();
-        boolean unbounded = to == Long.MAX_VALUE || to < 0; // incarnation: the rest of an earlier numbering
-        subscription.countGap(unbounded ? -1 : to - from + 1);
-        subscription.queue().add(new Gap(subscription.stream(), shard, from, to, reason));
-        expected = unbounded ? -1 : to + 1;
-    }
-
-    private void localDrop(long offset) {
-        subscription.countLocalDrops(1);
-        if (offset < 0) {
-            return; // without offsets a range cannot be named; the drop is still counted
-        }
-        if (pendingGapFrom < 0) {
-            pendingGapFrom = offset;
-        }
-        pendingGapTo = offset;
-    }
-
-    /** Reports a locally dropped range (DROP_NEW) before the next item. */
-    void flushLocalGap() {
-        if (pendingGapFrom >= 0) {
-            long from = pendingGapFrom;
-            long to = pendingGapTo;
-            pendingGapFrom = -1;
-            subscription.countGap(to - from + 1);
-            subscription.queue().add(new Gap(subscription.stream(), shard, from, to, "client_queue_overflow"));
-        }
+        feed.gap(from, to, reason);
     }
 
     private void pause() {
@@ -222,8 +171,8 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
     /** The receive queue drained to half: read again, and report any local drop right away. */
     void resume() {
         channel.eventLoop().execute(() -> {
-            if (subscription != null) {
-                flushLocalGap();
+            if (feed != null) {
+                feed.flushLocalGap();
             }
             if (paused && !ended) {
                 paused = false;
@@ -260,7 +209,7 @@ final class EventStreamReader extends ChannelInboundHandlerAdapter {
         ended = true;
         releaseHeld();
         if (subscription != null) {
-            subscription.shardEnded(this, cause);
+            subscription.shardEnded(cause);
         }
     }
 

@@ -50,6 +50,9 @@ public final class FelixClient implements AutoCloseable {
     private final Map<Long, List<EventStreamReader>> unclaimed = new HashMap<>();
     private final Map<Long, Long> unclaimedSince = new HashMap<>();
     private ScheduledFuture<?> keepAlive;
+    /** Guarded by this: the multiplexed subscription session and the handler threads, made on first use. */
+    private SessionStream session;
+    private HandlerDispatcher handlers;
     private volatile FelixClientException lost;
     private volatile boolean closed;
 
@@ -131,33 +134,43 @@ public final class FelixClient implements AutoCloseable {
     }
 
     /**
-     * Subscribes and calls {@code handler} for each item on a dispatcher thread of this subscription, until
-     * the subscription ends or is closed.
+     * Subscribes and calls {@code handler} for each item, in order, until the subscription ends or is closed.
+     * Handlers of every subscription share the client's handler threads
+     * ({@link ClientConfig.Builder#handlerThreads}); one subscription's handler runs on one of them at a time.
      */
     public Subscription subscribe(SubscribeOptions options, SubscriptionHandler handler) {
         Subscription s = subscribe(options);
-        Thread dispatcher = new Thread(() -> dispatch(s, handler), "felix-subscription-" + s.id());
-        dispatcher.setDaemon(true);
-        dispatcher.start();
+        handlers().dispatch(s, handler);
         return s;
     }
 
-    private static void dispatch(Subscription s, SubscriptionHandler handler) {
-        try {
-            while (!s.ended() || s.queued() > 0) {
-                Item item = s.next(java.time.Duration.ofMillis(250));
-                if (item instanceof Event e) {
-                    handler.onEvent(e);
-                } else if (item instanceof Gap g) {
-                    handler.onGap(g);
-                }
+    /** The shared handler threads, started on first use. */
+    private HandlerDispatcher handlers() {
+        synchronized (this) {
+            if (handlers == null) {
+                handlers = new HandlerDispatcher(config.handlerThreads);
             }
-            handler.onEnd(s.endCause());
-        } catch (FelixClientException e) {
-            handler.onEnd(e);
-        } catch (RuntimeException e) {
-            s.close();
-            handler.onEnd(new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
+            return handlers;
+        }
+    }
+
+    /** The multiplexed subscription session of this connection, opened on first use (or after it ended). */
+    SessionStream session() {
+        checkUsable();
+        synchronized (this) {
+            if (session == null || session.ended()) {
+                session = SessionStream.open(this, connection);
+            }
+            return session;
+        }
+    }
+
+    /** A session stream ended: the next subscribe opens a new one. */
+    void sessionEnded(SessionStream ended) {
+        synchronized (this) {
+            if (session == ended) {
+                session = null;
+            }
         }
     }
 
@@ -217,6 +230,11 @@ public final class FelixClient implements AutoCloseable {
         }
         connection.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         quic.close();
+        synchronized (this) {
+            if (handlers != null) {
+                handlers.close();
+            }
+        }
     }
 
     // ------------------------------------------------------------------ internals

@@ -31,6 +31,8 @@ final class ReceiveQueue {
     private boolean producerWaiting;
     private boolean ended;
     private long dropped;
+    /** Told when the queue goes from empty to non-empty, and when it ends (a handler dispatcher). */
+    private volatile Runnable readyListener;
 
     ReceiveQueue(int maxEvents, long maxBytes, ReceivePolicy policy, Runnable onHalfEmpty) {
         this.maxEvents = maxEvents;
@@ -41,6 +43,21 @@ final class ReceiveQueue {
 
     ReceivePolicy policy() {
         return policy;
+    }
+
+    /** Sets who is told when items arrive in an empty queue or the queue ends; told at once if items wait. */
+    void onReady(Runnable listener) {
+        readyListener = listener;
+        boolean now;
+        lock.lock();
+        try {
+            now = !items.isEmpty() || ended;
+        } finally {
+            lock.unlock();
+        }
+        if (now) {
+            listener.run();
+        }
     }
 
     /** Whether an event of {@code size} bytes fits now (always, in an empty queue). */
@@ -58,22 +75,29 @@ final class ReceiveQueue {
      * pause (it will be resumed through {@code onHalfEmpty}).
      */
     boolean add(Item item) {
+        boolean wasEmpty;
+        boolean full;
         lock.lock();
         try {
+            wasEmpty = items.isEmpty();
             items.addLast(item);
             if (item instanceof Event e) {
                 events++;
                 bytes += e.payload().length;
             }
             notEmpty.signal();
-            boolean full = events >= maxEvents || bytes >= maxBytes;
+            full = events >= maxEvents || bytes >= maxBytes;
             if (full) {
                 producerWaiting = true;
             }
-            return !full;
         } finally {
             lock.unlock();
         }
+        Runnable l = readyListener;
+        if (wasEmpty && l != null) {
+            l.run();
+        }
+        return !full;
     }
 
     /**
@@ -144,6 +168,10 @@ final class ReceiveQueue {
             notEmpty.signalAll();
         } finally {
             lock.unlock();
+        }
+        Runnable l = readyListener;
+        if (l != null) {
+            l.run();
         }
     }
 

@@ -39,6 +39,11 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     private volatile FelixClientException endCause;
     private volatile boolean closed;
     private FrameStream control;
+    /** Multiplexed: the session that carries it, and its channels by shard. */
+    private volatile SessionStream session;
+    private final java.util.Map<Integer, MuxChannel> muxChannels = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Most events granted to one channel at a time. */
+    static final int MAX_CREDIT_WINDOW = 4096;
     /** Incarnation of each shard, from its event stream's hello (ephemeral streams). */
     private final java.util.Map<Integer, Long> incarnations = new java.util.concurrent.ConcurrentHashMap<>();
     /** Consumer thread only: re-read events (and residual gaps) to hand out before the live queue. */
@@ -52,8 +57,62 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, receivePolicy, this::resumeReaders);
     }
 
-    /** Opens the control stream and sends {@code subscribe}; completes on {@code subscribed}. */
+    /**
+     * Subscribes: on the client's multiplexed session when the broker speaks it (one request, no new stream),
+     * else on a control stream of its own with one event stream per shard. Completes once the broker
+     * confirmed.
+     */
     CompletableFuture<Subscription> start() {
+        if (!client.config().multiplexSubscriptions) {
+            return startOnOwnStreams();
+        }
+        SessionStream session;
+        try {
+            session = client.session();
+        } catch (FelixClientException e) {
+            subscribed.completeExceptionally(e);
+            return subscribed;
+        }
+        session.ready().whenComplete((mux, err) -> {
+            if (err != null) {
+                subscribed.completeExceptionally(err);
+            } else if (!mux) {
+                startOnOwnStreams();
+            } else {
+                session.subscribe(this, options).whenComplete((v, e) -> {
+                    if (e != null) {
+                        subscribed.completeExceptionally(e);
+                    }
+                });
+            }
+        });
+        return subscribed;
+    }
+
+    /** The multiplexed session confirmed this subscription; false if it was closed meanwhile. Event loop. */
+    boolean muxStarted(SessionStream session, long id, List<MuxChannel> channels) {
+        if (closed) {
+            return false;
+        }
+        this.session = session;
+        subscriptionId = id;
+        List<Integer> list = new ArrayList<>(channels.size());
+        for (MuxChannel c : channels) {
+            list.add(c.shard);
+            muxChannels.put(c.shard, c);
+        }
+        shards = List.copyOf(list);
+        openShards.set(list.size());
+        subscribed.complete(this);
+        return true;
+    }
+
+    /** Events granted up front to each channel of a multiplexed subscription (its credit window). */
+    int creditWindow() {
+        return Math.max(1, Math.min(client.config().receiveQueueEvents / 2, MAX_CREDIT_WINDOW));
+    }
+
+    private CompletableFuture<Subscription> startOnOwnStreams() {
         FrameStream.open(client.connection(), client.config(), new FrameStream.Listener() {
             @Override
             public void onPayload(WirePayload payload) {
@@ -142,7 +201,9 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
                 throw endCause != null ? endCause
                         : new FelixClientException(ErrorCode.UNAVAILABLE, "the subscription ended");
             }
-            if (item instanceof Gap gap && options.healGaps() && healable(gap)) {
+            if (item instanceof Event e) {
+                taken(e);
+            } else if (item instanceof Gap gap && options.healGaps() && healable(gap)) {
                 heal(gap.shard(), gap.from(), gap.to(), gap.reason(), true);
                 return healed.poll();
             }
@@ -150,6 +211,17 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return null;
+        }
+    }
+
+    /** Multiplexed: the application took an event; its channel's credit flows back in steps. */
+    private void taken(Event e) {
+        MuxChannel c = muxChannels.get(e.shard());
+        if (c != null) {
+            long grant = c.consumed();
+            if (grant > 0) {
+                session.credit(c.id, grant);
+            }
         }
     }
 
@@ -300,6 +372,10 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         if (control != null) {
             control.finish(); // ends the lifeline: the broker unsubscribes at once
         }
+        SessionStream s = session;
+        if (s != null) {
+            s.unsubscribe(subscriptionId);
+        }
         for (EventStreamReader r : readers) {
             r.close();
         }
@@ -340,7 +416,7 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         queue.countDropped(n);
     }
 
-    void shardEnded(EventStreamReader reader, FelixClientException cause) {
+    void shardEnded(FelixClientException cause) {
         if (cause != null && endCause == null) {
             endCause = cause;
         }

@@ -109,6 +109,11 @@ final class SubscriberQueue extends ConsumerQueue<Delivery> {
         return new Eviction(evicted, wasEmpty);
     }
 
+    /** The next item without taking it, or null; consumer thread only. */
+    synchronized Delivery peek() {
+        return (Delivery) items().peekFirst();
+    }
+
     @Override
     protected Delivery take() {
         Delivery d = (Delivery) items().pollFirst();

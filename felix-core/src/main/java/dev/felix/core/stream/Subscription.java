@@ -59,6 +59,14 @@ public final class Subscription implements AutoCloseable {
         return subscriber.queue.poll();
     }
 
+    /**
+     * The next item without taking it, or null; consumer thread only. A consumer that may not be able to send
+     * an item (no flow-control credit) looks first and polls only what it sends.
+     */
+    public Delivery peek() {
+        return subscriber.queue.peek();
+    }
+
     /** Events queued for this subscriber right now. */
     public long queuedEvents() {
         return subscriber.queue.events();

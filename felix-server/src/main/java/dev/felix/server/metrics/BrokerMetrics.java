@@ -48,6 +48,8 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder ingressDroppedEvents = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
+    /** Multiplexed event frames written (one per batch per session, whatever the number of its subscriptions). */
+    public final LongAdder muxFrames = new LongAdder();
 
     private final Map<ErrorCode, LongAdder> errors = new EnumMap<>(ErrorCode.class);
 
@@ -98,6 +100,7 @@ public final class BrokerMetrics implements AutoCloseable {
         FunctionCounter.builder("felix.publish.requests", publishFailed, LongAdder::sum)
                 .description("publish requests by outcome").tag("result", "error").register(registry);
         counter("felix.subscriptions.opened", "subscriptions opened", subscriptionsOpened);
+        counter("felix.mux.frames", "multiplexed event frames written (one per batch per session)", muxFrames);
         for (ErrorCode code : ErrorCode.values()) {
             LongAdder a = new LongAdder();
             errors.put(code, a);

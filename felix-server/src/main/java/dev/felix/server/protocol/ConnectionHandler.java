@@ -23,7 +23,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private static final Logger LOG = LoggerFactory.getLogger(ConnectionHandler.class);
 
     private final ServerContext context;
-    private final Set<SubscriptionWriter> subscriptions = new HashSet<>();
+    private final Set<LiveSubscription> subscriptions = new HashSet<>();
     private QuicChannel channel;
     private boolean loopbackPeer;
     private int reservedSubscriptions;
@@ -57,7 +57,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (context.connections.remove(this)) {
             context.metrics.connectionsClosed.increment();
         }
-        for (SubscriptionWriter w : List.copyOf(subscriptions)) {
+        for (LiveSubscription w : List.copyOf(subscriptions)) {
             w.close();
         }
         subscriptions.clear();
@@ -91,11 +91,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         reservedSubscriptions -= n;
     }
 
-    void added(SubscriptionWriter writer) {
+    /** {@link #releaseReservation} from any thread: runs on the connection's event loop. */
+    void releaseReservationLater(int n) {
+        if (channel.eventLoop().inEventLoop()) {
+            releaseReservation(n);
+        } else {
+            channel.eventLoop().execute(() -> releaseReservation(n));
+        }
+    }
+
+    void added(LiveSubscription writer) {
         subscriptions.add(writer);
     }
 
-    void removed(SubscriptionWriter writer) {
+    void removed(LiveSubscription writer) {
         subscriptions.remove(writer);
     }
 

@@ -43,6 +43,19 @@ final class Frames {
         return Unpooled.wrappedBuffer(frame);
     }
 
+    /**
+     * The multiplexed frame of {@code batch} for {@code channels[0..count)}: a few prefix bytes of this
+     * connection's own, then the body of the batch's shared frame with offsets — the same bytes every other
+     * subscriber's write uses (no copy).
+     */
+    static ByteBuf muxEvents(EventBatch batch, int[] channels, int count) {
+        byte[] shared = batch.encoded(SLOT_OFFSETS, b -> encode(b, true));
+        byte[] prefix = new byte[EventBatchEncoder.muxPrefixLength(count)];
+        EventBatchEncoder.encodeMuxPrefix(ByteBuffer.wrap(prefix), channels, count, shared.length);
+        return Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(prefix), Unpooled.wrappedBuffer(shared,
+                FrameHeader.HEADER_LENGTH, shared.length - FrameHeader.HEADER_LENGTH));
+    }
+
     private static byte[] encode(EventBatch b, boolean withOffsets) {
         int length = EventBatchEncoder.sharedFrameLength(withOffsets, b.payloadArray(), b.arrayFrom(), b.eventCount());
         byte[] frame = new byte[length];
@@ -62,7 +75,8 @@ final class Frames {
      */
     static Message error(FelixError error, Long requestId, int negotiated) {
         if (Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
-            return new Message.ErrorMessage(error.message(), error.code().code(), requestId);
+            return new Message.ErrorMessage(error.message(), error.code().code(), requestId,
+                    error.offset() >= 0 ? error.offset() : null);
         }
         return new Message.ErrorMessage(error.message(), null, null);
     }

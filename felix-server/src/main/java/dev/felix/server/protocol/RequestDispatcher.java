@@ -2,7 +2,7 @@ package dev.felix.server.protocol;
 
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixException;
-import dev.felix.wire.BinaryPublishBatch;
+import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.FrameHeader;
 import dev.felix.wire.Message;
@@ -25,6 +25,8 @@ final class RequestDispatcher {
     private final StreamSession session;
     private final ClientStreamHandler stream;
     private final PublishHandler publishes;
+    /** The multiplexed subscriptions carried by this stream, once it carries any. */
+    private MuxSession muxSession;
 
     RequestDispatcher(StreamSession session, ClientStreamHandler stream) {
         this.session = session;
@@ -79,6 +81,9 @@ final class RequestDispatcher {
                 session.handOver();
                 new SubscribeHandler(session, stream).subscribe(s);
             }
+        } else if (m instanceof Message.MuxSubscribe || m instanceof Message.Credit
+                || m instanceof Message.Unsubscribe) {
+            mux(m);
         } else if (Admin.handles(m)) {
             if (requireBidirectional("admin requests need a bidirectional stream")) {
                 session.acks().inOrder(Admin.handle(session.context, session.tenant(), m, session.negotiated()));
@@ -116,6 +121,27 @@ final class RequestDispatcher {
             // Upstream form without request_id: one request, one reply, then the stream ends.
             session.handOver();
             session.acks().finishWhenIdle(() -> true, () -> { });
+        }
+    }
+
+    /** Multiplexed subscriptions: this stream becomes (or is) a session stream. */
+    private void mux(Message m) {
+        if (!requireBidirectional("multiplexed subscriptions need a bidirectional stream")) {
+            return;
+        }
+        if (!Capabilities.has(session.negotiated(), Capabilities.SUBSCRIPTION_MUX)) {
+            session.fail(ErrorCode.BAD_REQUEST, m.type().wireName() + " needs the SUBSCRIPTION_MUX capability");
+            return;
+        }
+        if (muxSession == null) {
+            muxSession = new MuxSession(session);
+        }
+        if (m instanceof Message.MuxSubscribe s) {
+            muxSession.subscribe(s);
+        } else if (m instanceof Message.Credit c) {
+            muxSession.credit(c);
+        } else {
+            muxSession.unsubscribe((Message.Unsubscribe) m);
         }
     }
 

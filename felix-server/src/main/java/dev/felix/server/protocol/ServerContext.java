@@ -22,7 +22,7 @@ public final class ServerContext {
     final BrokerConfig config;
     final Authenticator authenticator;
     final BrokerMetrics metrics;
-    final Set<SubscriptionWriter> subscriptions = ConcurrentHashMap.newKeySet();
+    final Set<LiveSubscription> subscriptions = ConcurrentHashMap.newKeySet();
     final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
     private volatile boolean draining;
 
@@ -53,7 +53,7 @@ public final class ServerContext {
     /** Events queued for all subscribers of this broker. */
     public long subscriberQueueEvents() {
         long total = 0;
-        for (SubscriptionWriter w : subscriptions) {
+        for (LiveSubscription w : subscriptions) {
             total += w.queuedEvents();
         }
         return total;

@@ -39,8 +39,10 @@ final class SubscribeHandler {
     private final int negotiated;
     private final String tenant;
     private final ClientStreamHandler controlHandler;
+    private final StreamSession session;
 
     SubscribeHandler(StreamSession session, ClientStreamHandler controlHandler) {
+        this.session = session;
         this.context = session.context;
         this.connection = session.connection;
         this.control = session.channel;
@@ -50,65 +52,17 @@ final class SubscribeHandler {
     }
 
     void subscribe(Message.Subscribe s) {
-        Stream stream;
-        List<Integer> shards = new ArrayList<>();
-        SubscribeRequest request;
-        try {
-            StreamName name = Routing.streamName(tenant, s.tenantId(), s.namespace(), s.stream());
-            stream = context.broker.stream(name);
-            if (s.shard() != null) {
-                shards.add(Routing.shardOf(stream, s.shard()).index());
-            } else if (stream.shardCount() > 1 && !Capabilities.has(negotiated, Capabilities.SHARDS)) {
-                throw new FelixException(ErrorCode.BAD_REQUEST, "stream " + name + " has " + stream.shardCount()
-                        + " shards and this client did not negotiate shard support; subscribe to one shard");
-            } else {
-                for (int i = 0; i < stream.shardCount(); i++) {
-                    shards.add(i);
-                }
-            }
-            for (int shard : shards) {
-                Routing.checkLeads(context, name, shard);
-            }
-            request = new SubscribeRequest(start(s.start()), policy(s), limits(s),
-                    s.incarnation() != null ? s.incarnation() : 0);
-        } catch (FelixException e) {
-            refuse(e.error(), s);
-            return;
-        }
-        if (!connection.reserveSubscriptions(shards.size())) {
-            refuse(FelixError.of(ErrorCode.OVERLOADED, "this connection holds "
-                    + ServerContext.MAX_SUBSCRIPTIONS_PER_CONNECTION + " subscriptions already"), s);
-            return;
-        }
-        List<CompletableFuture<Subscription>> futures = new ArrayList<>();
-        for (int shard : shards) {
-            futures.add(stream.shard(shard).subscribe(request));
-        }
-        CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).whenComplete((v, err) ->
-                control.eventLoop().execute(() -> registered(s, futures, shards.size())));
-    }
-
-    private void registered(Message.Subscribe s, List<CompletableFuture<Subscription>> futures, int reserved) {
-        connection.releaseReservation(reserved);
-        List<Subscription> subscriptions = new ArrayList<>();
-        FelixError failure = null;
-        for (CompletableFuture<Subscription> f : futures) {
-            try {
-                subscriptions.add(f.join());
-            } catch (CompletionException e) {
-                Throwable cause = e.getCause();
-                failure = cause instanceof FelixException fe ? fe.error()
-                        : FelixError.of(ErrorCode.INTERNAL, String.valueOf(cause));
-            }
-        }
-        if (failure != null || !control.isActive() || !connection.channel().isActive()) {
-            subscriptions.forEach(Subscription::close);
-            if (failure != null) {
-                refuse(failure, s);
-            }
-            return;
-        }
-        openEventStreams(subscriptions);
+        SubscriptionSetup.register(session, new SubscriptionSetup.Spec(s.tenantId(), s.namespace(), s.stream(),
+                s.start(), s.shard(), s.queuePolicy(), s.queueEvents(), s.queueBytes(), s.incarnation()))
+                .whenComplete((subscriptions, err) -> control.eventLoop().execute(() -> {
+                    if (err != null) {
+                        refuse(SubscriptionSetup.failure(err), s);
+                    } else if (!control.isActive() || !connection.channel().isActive()) {
+                        subscriptions.forEach(Subscription::close);
+                    } else {
+                        openEventStreams(subscriptions);
+                    }
+                }));
     }
 
     private void openEventStreams(List<Subscription> subscriptions) {
@@ -166,41 +120,4 @@ final class SubscribeHandler {
         }
     }
 
-    private static StartPosition start(dev.felix.wire.StartPosition start) throws FelixException {
-        if (start == null || start instanceof dev.felix.wire.StartPosition.Latest) {
-            return StartPosition.LATEST;
-        }
-        if (start instanceof dev.felix.wire.StartPosition.Earliest) {
-            return StartPosition.EARLIEST;
-        }
-        long offset = ((dev.felix.wire.StartPosition.AtOffset) start).offset();
-        if (offset < 0) { // above 2^63: certainly past any tail
-            throw new FelixException(new FelixError(ErrorCode.CURSOR_IN_FUTURE,
-                    "offset " + Long.toUnsignedString(offset) + " is past the tail", -1));
-        }
-        return StartPosition.at(offset);
-    }
-
-    private static QueuePolicy policy(Message.Subscribe s) throws FelixException {
-        if (s.queuePolicy() == null) {
-            return null;
-        }
-        return QueuePolicy.parse(s.queuePolicy().wireName());
-    }
-
-    private QueueLimits limits(Message.Subscribe s) throws FelixException {
-        QueueLimits max = context.config.subscriberQueue();
-        if (s.queueEvents() == null && s.queueBytes() == null) {
-            return null;
-        }
-        // A client may ask for a smaller queue, never a larger one than the broker allows.
-        int events = s.queueEvents() == null ? max.events()
-                : (int) Math.min(Integer.toUnsignedLong(s.queueEvents()), max.events());
-        long bytes = s.queueBytes() == null ? max.bytes()
-                : (s.queueBytes() < 0 ? max.bytes() : Math.min(s.queueBytes(), max.bytes()));
-        if (events == 0 || bytes == 0) {
-            throw new FelixException(ErrorCode.BAD_REQUEST, "queue_events and queue_bytes must be positive");
-        }
-        return new QueueLimits(events, bytes);
-    }
 }

@@ -22,7 +22,7 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
  * <p><b>Threads.</b> Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which only
  * schedule.
  */
-final class SubscriptionWriter extends PulledWriter implements SubscriptionListener {
+final class SubscriptionWriter extends PulledWriter implements SubscriptionListener, LiveSubscription {
 
     private final ServerContext context;
     private final ConnectionHandler connection;
@@ -64,7 +64,8 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
         channel.flush();
     }
 
-    long queuedEvents() {
+    @Override
+    public long queuedEvents() {
         return subscription.queuedEvents();
     }
 
@@ -118,7 +119,7 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
 
     /** Ends the subscription: closes the core side and the stream. Idempotent. */
     @Override
-    void close() {
+    public void close() {
         if (!release()) {
             return;
         }

@@ -1,0 +1,108 @@
+package dev.felix.client;
+
+import dev.felix.wire.ErrorCode;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs every {@link SubscriptionHandler} of a client on a small shared pool of threads
+ * ({@link ClientConfig.Builder#handlerThreads}), so ten thousand subscriptions need no thread each. A
+ * subscription's handler runs on one pool thread at a time, in order; after {@value #ITEMS_PER_TURN} items it
+ * yields the thread to the other subscriptions (fairness), and a subscription with nothing queued costs
+ * nothing. A handler that blocks holds one pool thread: keep handlers short, or hand work off.
+ *
+ * <p><b>Threads.</b> Thread-safe.
+ */
+final class HandlerDispatcher implements AutoCloseable {
+
+    /** Items one subscription's handler takes before yielding its pool thread. */
+    static final int ITEMS_PER_TURN = 256;
+
+    private final ExecutorService pool;
+
+    HandlerDispatcher(int threads) {
+        AtomicInteger n = new AtomicInteger();
+        this.pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "felix-handler-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** Calls {@code handler} for every item of {@code subscription} until it ends. */
+    void dispatch(Subscription subscription, SubscriptionHandler handler) {
+        Runner runner = new Runner(subscription, handler);
+        subscription.queue().onReady(runner::signal);
+    }
+
+    @Override
+    public void close() {
+        pool.shutdown();
+    }
+
+    /** One subscription's turns on the pool. */
+    private final class Runner implements Runnable {
+        private final Subscription subscription;
+        private final SubscriptionHandler handler;
+        private final AtomicBoolean scheduled = new AtomicBoolean();
+        private boolean done;
+
+        Runner(Subscription subscription, SubscriptionHandler handler) {
+            this.subscription = subscription;
+            this.handler = handler;
+        }
+
+        void signal() {
+            if (scheduled.compareAndSet(false, true)) {
+                try {
+                    pool.execute(this);
+                } catch (java.util.concurrent.RejectedExecutionException closed) {
+                    scheduled.set(false); // the client is closed
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            if (done) {
+                return;
+            }
+            try {
+                for (int i = 0; i < ITEMS_PER_TURN; i++) {
+                    Item item = subscription.next(Duration.ZERO);
+                    if (item == null) {
+                        if (subscription.ended() && subscription.queued() == 0) {
+                            finish(subscription.endCause());
+                            return;
+                        }
+                        break;
+                    }
+                    if (item instanceof Event e) {
+                        handler.onEvent(e);
+                    } else if (item instanceof Gap g) {
+                        handler.onGap(g);
+                    }
+                }
+            } catch (FelixClientException e) {
+                finish(e);
+                return;
+            } catch (RuntimeException e) {
+                subscription.close();
+                finish(new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
+                return;
+            }
+            scheduled.set(false);
+            if (subscription.queued() > 0 || subscription.ended()) {
+                signal(); // more arrived during this turn, or it ended: another turn
+            }
+        }
+
+        private void finish(FelixClientException cause) {
+            done = true;
+            handler.onEnd(cause);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+package dev.felix.client;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * One shard of a multiplexed subscription: the broker's channel id, where its events go ({@link ShardFeed}),
+ * and its credit. The client grants a {@code window} of events up front and then, as the application takes
+ * events, grants back what it took in steps of half a window — so at most a window of events is ever on its
+ * way or waiting, whatever the broker has.
+ *
+ * <p><b>Threads.</b> {@link #consumed()} from the consumer thread; everything else on the session's event loop.
+ */
+final class MuxChannel {
+
+    final int id;
+    final int shard;
+    final Subscription subscription;
+    final ShardFeed feed;
+    private final int window;
+    private final AtomicLong takenSinceGrant = new AtomicLong();
+
+    MuxChannel(int id, int shard, Subscription subscription, int window) {
+        this.id = id;
+        this.shard = shard;
+        this.subscription = subscription;
+        this.feed = new ShardFeed(subscription, shard);
+        this.window = window;
+    }
+
+    /** The application took one event of this channel: returns credit to grant now, or 0. Consumer thread. */
+    long consumed() {
+        long taken = takenSinceGrant.incrementAndGet();
+        if (taken >= Math.max(1, window / 2)) {
+            return takenSinceGrant.getAndSet(0);
+        }
+        return 0;
+    }
+}

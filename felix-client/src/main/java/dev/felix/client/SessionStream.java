@@ -1,0 +1,277 @@
+package dev.felix.client;
+
+import dev.felix.transport.FrameDecoder;
+import dev.felix.wire.BinaryMuxEventBatch;
+import dev.felix.wire.Capabilities;
+import dev.felix.wire.ErrorCode;
+import dev.felix.wire.Message;
+import dev.felix.wire.WireException;
+import dev.felix.wire.WirePayload;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamType;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The client's multiplexed subscription session ({@link Capabilities#SUBSCRIPTION_MUX}): one stream per
+ * connection that carries every subscription made through it. Subscribing is a {@code mux_subscribe} on it
+ * (requests are pipelined: many can be in flight, no stream is opened per subscription); events arrive as
+ * {@code 0x8024} frames, each one batch for every channel listed, and are handed to each channel's
+ * {@link ShardFeed}. Flow control is per channel, by credit ({@link MuxChannel}).
+ *
+ * <p><b>Threads.</b> Event-loop confined (the connection's); the public-to-the-package methods hop onto it.
+ */
+final class SessionStream extends ChannelInboundHandlerAdapter {
+
+    /** A subscribe waiting for its {@code mux_subscribed}. */
+    private record Pending(Subscription subscription, CompletableFuture<Void> done) {
+    }
+
+    private final FelixClient client;
+    private final ClientConfig config;
+    /** Completes once the broker answered {@code auth}: true if it speaks multiplexed subscriptions. */
+    private final CompletableFuture<Boolean> ready = new CompletableFuture<>();
+    private final Map<Long, Pending> pending = new HashMap<>();
+    private final Map<Integer, MuxChannel> channels = new HashMap<>();
+    private final Map<Long, List<MuxChannel>> bySubscription = new HashMap<>();
+    private QuicStreamChannel channel;
+    private long nextRequestId = 1;
+    private boolean authenticated;
+    private FelixClientException ended;
+
+    private SessionStream(FelixClient client) {
+        this.client = client;
+        this.config = client.config();
+    }
+
+    /** Opens the session stream on {@code connection}; see {@link #ready()}. */
+    static SessionStream open(FelixClient client, QuicChannel connection) {
+        SessionStream s = new SessionStream(client);
+        connection.createStream(QuicStreamType.BIDIRECTIONAL, new io.netty.channel.ChannelInitializer<QuicStreamChannel>() {
+            @Override
+            protected void initChannel(QuicStreamChannel ch) {
+                ch.pipeline().addLast(ClientFrames.decoder(s.config.maxFrameBytes), s);
+            }
+        }).addListener(f -> {
+            if (!f.isSuccess()) {
+                s.ready.completeExceptionally(new FelixClientException(ErrorCode.CONNECTION_LOST,
+                        "could not open a subscription session stream: " + f.cause().getMessage(), -1, f.cause()));
+            }
+        });
+        return s;
+    }
+
+    /** True once authenticated with a broker that speaks multiplexed subscriptions; false if it does not. */
+    CompletableFuture<Boolean> ready() {
+        return ready;
+    }
+
+    /** Whether the session stream has ended (a new one is needed). */
+    boolean ended() {
+        return ended != null || (ready.isDone() && ready.isCompletedExceptionally());
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        channel = (QuicStreamChannel) ctx.channel();
+        channel.writeAndFlush(ClientFrames.encode(new Message.Auth(config.tenant, config.token, Capabilities.ALL)));
+        ctx.fireChannelActive();
+    }
+
+    // ------------------------------------------------------------------ requests (any thread)
+
+    /** Sends the subscribe; completes once the broker confirmed (cursor errors fail with the offset). */
+    CompletableFuture<Void> subscribe(Subscription subscription, SubscribeOptions o) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        channel.eventLoop().execute(() -> {
+            if (ended != null) {
+                done.completeExceptionally(ended);
+                return;
+            }
+            long id = nextRequestId++;
+            pending.put(id, new Pending(subscription, done));
+            StreamRef s = o.stream();
+            int window = subscription.creditWindow();
+            channel.writeAndFlush(ClientFrames.encode(new Message.MuxSubscribe(id, s.tenant(), s.namespace(),
+                    s.stream(), o.start(), o.shard(), o.queuePolicy(), o.queueEvents(), null, o.incarnation(),
+                    window)), channel.voidPromise());
+        });
+        return done;
+    }
+
+    /** Grants {@code events} more to {@code channelId}. */
+    void credit(int channelId, long events) {
+        channel.eventLoop().execute(() -> {
+            if (ended == null && channels.containsKey(channelId)) {
+                channel.writeAndFlush(ClientFrames.encode(new Message.Credit(channelId, (int) events)),
+                        channel.voidPromise());
+            }
+        });
+    }
+
+    /** Ends a subscription of this session. */
+    void unsubscribe(long subscriptionId) {
+        channel.eventLoop().execute(() -> {
+            List<MuxChannel> list = bySubscription.remove(subscriptionId);
+            if (list == null) {
+                return;
+            }
+            for (MuxChannel c : list) {
+                channels.remove(c.id);
+            }
+            if (ended == null && channel.isActive()) {
+                channel.writeAndFlush(ClientFrames.encode(new Message.Unsubscribe(subscriptionId)),
+                        channel.voidPromise());
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------ inbound (event loop)
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof FrameDecoder.BadHeader bad) {
+            end(new FelixClientException(ErrorCode.INTERNAL, "the broker sent a bad frame: " + bad.reason()));
+            ctx.close();
+            return;
+        }
+        ByteBuf frame = (ByteBuf) msg;
+        WirePayload payload;
+        try {
+            payload = ClientFrames.decode(frame);
+        } catch (WireException e) {
+            end(new FelixClientException(ErrorCode.INTERNAL, "undecodable frame on the session stream: "
+                    + e.getMessage()));
+            ctx.close();
+            return;
+        } finally {
+            frame.release();
+        }
+        if (payload instanceof BinaryMuxEventBatch batch) {
+            deliver(batch);
+            return;
+        }
+        Message m = (Message) payload;
+        if (!authenticated) {
+            authenticated(m);
+            return;
+        }
+        if (m instanceof Message.MuxSubscribed ok) {
+            subscribed(ok);
+        } else if (m instanceof Message.Gap gap) {
+            List<MuxChannel> list = bySubscription.get(gap.subscriptionId());
+            if (list != null) {
+                int shard = gap.shard() != null ? gap.shard() : 0;
+                for (MuxChannel c : list) {
+                    if (c.shard == shard) {
+                        c.feed.gap(gap.from(), gap.to(), gap.reason());
+                    }
+                }
+            }
+        } else if (m instanceof Message.SubscriptionEnded e) {
+            MuxChannel c = channels.remove(e.channel());
+            if (c != null) {
+                List<MuxChannel> siblings = bySubscription.get(c.subscription.id());
+                if (siblings != null) {
+                    siblings.remove(c);
+                }
+                c.subscription.shardEnded(new FelixClientException(ErrorCode.fromCode(e.code()), e.message()));
+            }
+        } else if (m instanceof Message.ErrorMessage e) {
+            Pending p = e.requestId() == null ? null : pending.remove(e.requestId());
+            FelixClientException cause = ClientFrames.toException(e);
+            if (p != null) {
+                p.done.completeExceptionally(cause);
+            } else {
+                end(cause); // an error for the stream itself: it ends
+            }
+        }
+    }
+
+    private void authenticated(Message m) {
+        if (m instanceof Message.AuthOk ok) {
+            authenticated = true;
+            ready.complete(Capabilities.has(Capabilities.negotiate(Capabilities.ALL, ok.serverFlags()),
+                    Capabilities.SUBSCRIPTION_MUX));
+        } else if (m instanceof Message.Ok) {
+            authenticated = true;
+            ready.complete(false); // a broker that predates capability negotiation
+        } else if (m instanceof Message.ErrorMessage e) {
+            end(ClientFrames.toException(e));
+        } else {
+            end(new FelixClientException(ErrorCode.INTERNAL, "unexpected reply to auth: " + m));
+        }
+    }
+
+    private void subscribed(Message.MuxSubscribed ok) {
+        Pending p = pending.remove(ok.requestId());
+        if (p == null) {
+            return; // abandoned (timed out): the subscription is ended at once
+        }
+        Subscription s = p.subscription;
+        List<MuxChannel> list = new ArrayList<>(ok.channels().size());
+        for (int i = 0; i < ok.channels().size(); i++) {
+            MuxChannel c = new MuxChannel(ok.channels().get(i), ok.shards().get(i), s, s.creditWindow());
+            channels.put(c.id, c);
+            list.add(c);
+        }
+        bySubscription.put(ok.subscriptionId(), list);
+        if (!s.muxStarted(this, ok.subscriptionId(), list)) {
+            unsubscribe(ok.subscriptionId()); // closed while it was being set up
+        }
+        p.done.complete(null);
+    }
+
+    private void deliver(BinaryMuxEventBatch batch) {
+        int[] ids = batch.channels();
+        for (int id : ids) {
+            MuxChannel c = channels.get(id);
+            if (c != null) {
+                c.feed.deliver(batch.baseOffset(), batch.payloads());
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        end(new FelixClientException(ErrorCode.CONNECTION_LOST, "the subscription session stream ended"));
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        end(new FelixClientException(ErrorCode.CONNECTION_LOST, "subscription session stream failed: "
+                + cause.getMessage(), -1, cause));
+        ctx.close();
+    }
+
+    /** The session is over: pending subscribes fail and every subscription on it ends with {@code cause}. */
+    void end(FelixClientException cause) {
+        if (ended != null) {
+            return;
+        }
+        ended = cause;
+        if (!ready.isDone()) {
+            ready.completeExceptionally(cause);
+        }
+        for (Pending p : List.copyOf(pending.values())) {
+            p.done.completeExceptionally(cause);
+        }
+        pending.clear();
+        for (List<MuxChannel> list : List.copyOf(bySubscription.values())) {
+            for (MuxChannel c : list) {
+                c.subscription.shardEnded(cause);
+            }
+        }
+        bySubscription.clear();
+        channels.clear();
+        client.sessionEnded(this);
+    }
+}

@@ -1,0 +1,346 @@
+package dev.felix.server.protocol;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.core.stream.Delivery;
+import dev.felix.core.stream.EventBatch;
+import dev.felix.core.stream.GapNotice;
+import dev.felix.core.stream.Subscription;
+import dev.felix.core.stream.SubscriptionListener;
+import dev.felix.wire.Capabilities;
+import dev.felix.wire.Message;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A multiplexed subscription session ({@link Capabilities#SUBSCRIPTION_MUX}): one client-opened stream that
+ * carries any number of subscriptions. Each shard of each subscription is a <em>channel</em>, fed from its
+ * own core {@link Subscription} queue (where the subscription's queue policy applies), and delivered on this
+ * one stream only while the client has granted it credit.
+ *
+ * <h2>Encode once per connection</h2>
+ * Every live subscriber of a shard gets the same {@link EventBatch} instance. A drain pass looks at the head
+ * of every ready channel, groups the channels whose head is the same batch, and writes that batch once, as
+ * one {@code 0x8024} frame listing all of them: a few prefix bytes of this connection's own in front of the
+ * batch's shared encoding. A batch therefore crosses a connection once however many of its subscriptions
+ * want it; gaps (per subscription by nature) are written on their own.
+ *
+ * <h2>Flow control</h2>
+ * Per channel, by credit ({@code mux_subscribe.credit}, then {@code credit} messages): a channel without
+ * credit keeps its items queued in the core, whose policy then decides (block the publisher, drop with a
+ * gap, catch up from the log). So one slow consumer never holds up the other subscriptions of the stream;
+ * the stream itself is written while it is writable.
+ *
+ * <p><b>Threads.</b> Event-loop confined (the session stream's), except the {@link Channel} listener
+ * callbacks, which only queue the channel and schedule a drain.
+ */
+final class MuxSession extends ChannelInboundHandlerAdapter {
+
+    private final StreamSession session;
+    private final ServerContext context;
+    private final QuicStreamChannel stream;
+    private final boolean withShard;
+    private final Map<Integer, Channel> channels = new HashMap<>();
+    private final Map<Long, List<Channel>> bySubscription = new HashMap<>();
+    /** Channels the core woke, from any thread; moved to {@link #ready} on the event loop. */
+    private final ConcurrentLinkedQueue<Channel> woken = new ConcurrentLinkedQueue<>();
+    private final ArrayDeque<Channel> ready = new ArrayDeque<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    // Scratch of a drain pass (event loop): batches in first-seen order and the channels wanting each.
+    private final IdentityHashMap<EventBatch, ArrayList<Channel>> groups = new IdentityHashMap<>();
+    private final ArrayList<EventBatch> order = new ArrayList<>();
+    private int[] ids = new int[16];
+    private int nextChannel = 1;
+    private boolean closed;
+
+    MuxSession(StreamSession session) {
+        this.session = session;
+        this.context = session.context;
+        this.stream = session.channel;
+        this.withShard = Capabilities.has(session.negotiated(), Capabilities.SHARDS);
+        stream.pipeline().addLast(this); // writability changes and the end of the stream
+    }
+
+    /** One shard of one subscription: its core queue and its credit. */
+    final class Channel implements SubscriptionListener, LiveSubscription {
+        final int id;
+        final long subscriptionId;
+        final Subscription subscription;
+        /** Events the client will still take on this channel. Event loop. */
+        long credit;
+        /** In {@link #ready}. Event loop. */
+        boolean queued;
+        /** Had items but no credit; a credit grant makes it ready again. Event loop. */
+        boolean starved;
+        boolean ended;
+        /** In {@link #woken}; any thread. */
+        final AtomicBoolean wakePending = new AtomicBoolean();
+
+        Channel(int id, long subscriptionId, Subscription subscription, long credit) {
+            this.id = id;
+            this.subscriptionId = subscriptionId;
+            this.subscription = subscription;
+            this.credit = credit;
+        }
+
+        @Override
+        public void onDeliveryReady() {
+            if (wakePending.compareAndSet(false, true)) {
+                woken.add(this);
+                scheduleDrain();
+            }
+        }
+
+        @Override
+        public void onEnd(FelixError error) {
+            stream.eventLoop().execute(() -> ended(this, error));
+        }
+
+        @Override
+        public long queuedEvents() {
+            return subscription.queuedEvents();
+        }
+
+        @Override
+        public void close() {
+            remove(this);
+        }
+    }
+
+    // ------------------------------------------------------------------ requests (event loop)
+
+    void subscribe(Message.MuxSubscribe m) {
+        if (closed) {
+            return;
+        }
+        long credit = Integer.toUnsignedLong(m.credit());
+        if (credit == 0) {
+            session.reply(FelixError.of(ErrorCode.BAD_REQUEST, "mux_subscribe.credit must be at least 1"),
+                    m.requestId());
+            return;
+        }
+        SubscriptionSetup.register(session, new SubscriptionSetup.Spec(m.tenantId(), m.namespace(), m.stream(),
+                m.start(), m.shard(), m.queuePolicy(), m.queueEvents(), m.queueBytes(), m.incarnation()))
+                .whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
+                    if (err != null) {
+                        session.reply(SubscriptionSetup.failure(err), m.requestId());
+                    } else if (closed || !stream.isActive()) {
+                        subscriptions.forEach(Subscription::close);
+                    } else {
+                        started(m.requestId(), subscriptions, credit);
+                    }
+                }));
+    }
+
+    private void started(long requestId, List<Subscription> subscriptions, long credit) {
+        long subscriptionId = subscriptions.get(0).id();
+        List<Channel> opened = new ArrayList<>(subscriptions.size());
+        List<Integer> shards = new ArrayList<>(subscriptions.size());
+        List<Integer> ids = new ArrayList<>(subscriptions.size());
+        for (Subscription s : subscriptions) {
+            Channel c = new Channel(nextChannel++, subscriptionId, s, credit);
+            channels.put(c.id, c);
+            opened.add(c);
+            shards.add(s.shard());
+            ids.add(c.id);
+            context.subscriptions.add(c);
+            session.connection.added(c);
+            context.metrics.subscriptionsOpened.increment();
+        }
+        bySubscription.put(subscriptionId, opened);
+        // The reply goes out before any event: deliveries start only once it is written.
+        session.write(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids));
+        for (Channel c : opened) {
+            c.subscription.listen(c);
+        }
+    }
+
+    void credit(Message.Credit m) {
+        Channel c = channels.get(m.channel());
+        if (c == null) {
+            return; // ended meanwhile: credit for it means nothing now
+        }
+        c.credit += Integer.toUnsignedLong(m.events());
+        if (c.starved) {
+            c.starved = false;
+            enqueue(c);
+            drain();
+        }
+    }
+
+    void unsubscribe(Message.Unsubscribe m) {
+        List<Channel> list = bySubscription.get(m.subscriptionId());
+        if (list != null) {
+            for (Channel c : List.copyOf(list)) {
+                remove(c);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ delivery (event loop)
+
+    private void scheduleDrain() {
+        if (drainScheduled.compareAndSet(false, true)) {
+            stream.eventLoop().execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        drainScheduled.set(false);
+        Channel w;
+        while ((w = woken.poll()) != null) {
+            w.wakePending.set(false); // before looking at its queue, so a later wake is never lost
+            if (channels.containsKey(w.id)) {
+                enqueue(w);
+            }
+        }
+        if (closed) {
+            return;
+        }
+        boolean wrote = false;
+        while (stream.isWritable() && !ready.isEmpty()) {
+            wrote |= pass();
+        }
+        if (wrote) {
+            stream.flush();
+        }
+    }
+
+    /** One pass over the ready channels: gaps as they come, then each batch once for all who want it. */
+    private boolean pass() {
+        boolean wrote = false;
+        for (int n = ready.size(); n > 0; n--) {
+            Channel c = ready.poll();
+            c.queued = false;
+            if (!channels.containsKey(c.id)) {
+                continue;
+            }
+            Delivery d;
+            while ((d = c.subscription.peek()) instanceof GapNotice gap) {
+                c.subscription.poll();
+                writeGap(c, gap);
+                wrote = true;
+            }
+            if (d == null) {
+                continue; // the core wakes it again when something arrives
+            }
+            if (c.credit <= 0) {
+                c.starved = true;
+                continue;
+            }
+            EventBatch batch = (EventBatch) d;
+            ArrayList<Channel> group = groups.get(batch);
+            if (group == null) {
+                group = new ArrayList<>(4);
+                groups.put(batch, group);
+                order.add(batch);
+            }
+            group.add(c);
+        }
+        for (EventBatch batch : order) {
+            ArrayList<Channel> group = groups.get(batch);
+            if (ids.length < group.size()) {
+                ids = new int[Math.max(group.size(), ids.length * 2)];
+            }
+            for (int i = 0; i < group.size(); i++) {
+                Channel c = group.get(i);
+                c.subscription.poll(); // the batch we peeked: the consumer is this thread, nothing took it
+                c.credit -= batch.eventCount();
+                ids[i] = c.id;
+            }
+            stream.write(Frames.muxEvents(batch, ids, group.size()), stream.voidPromise());
+            context.metrics.deliveredEvents.add((long) batch.eventCount() * group.size());
+            context.metrics.muxFrames.increment();
+            for (Channel c : group) {
+                enqueue(c); // it may hold more; the next pass looks
+            }
+            wrote = true;
+        }
+        groups.clear();
+        order.clear();
+        return wrote;
+    }
+
+    private void enqueue(Channel c) {
+        if (!c.queued) {
+            c.queued = true;
+            ready.add(c);
+        }
+    }
+
+    private void writeGap(Channel c, GapNotice gap) {
+        stream.write(Frames.json(new Message.Gap(c.subscriptionId, withShard ? Integer.valueOf(gap.shard()) : null,
+                gap.from(), gap.to(), gap.reason().wireName())), stream.voidPromise());
+        context.metrics.deliveredGaps.increment();
+    }
+
+    /** The core ended a channel: what was sendable goes first, then {@code subscription_ended}. */
+    private void ended(Channel c, FelixError error) {
+        if (!channels.containsKey(c.id)) {
+            return;
+        }
+        c.ended = true;
+        drain();
+        if (!closed && stream.isActive()) {
+            stream.writeAndFlush(Frames.json(new Message.SubscriptionEnded(c.id, error.code().code(), error.message())),
+                    stream.voidPromise());
+        }
+        remove(c);
+    }
+
+    /** Forgets a channel and closes its core subscription; idempotent. */
+    private void remove(Channel c) {
+        if (channels.remove(c.id) == null) {
+            return;
+        }
+        c.ended = true;
+        c.subscription.close();
+        context.subscriptions.remove(c);
+        session.connection.removed(c);
+        List<Channel> siblings = bySubscription.get(c.subscriptionId);
+        if (siblings != null) {
+            siblings.remove(c);
+            if (siblings.isEmpty()) {
+                bySubscription.remove(c.subscriptionId);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ the stream
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            drain();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        close();
+        ctx.fireChannelInactive();
+    }
+
+    /** The stream is gone: every subscription on it ends. Idempotent. */
+    void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Channel c : List.copyOf(channels.values())) {
+            remove(c);
+        }
+        ready.clear();
+        woken.clear();
+    }
+}
