@@ -16,7 +16,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code felix bench ...}: benchmarks that print tables and write JSON under bench/results/. */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
         description = {"Benchmarks. Each prints a table and writes JSON under bench/results/.",
             "Start with --quick; each command's --help says how long a full run takes.",
             "Peers for compare and watch: bench/peers/install.sh (nats-server, redis-server,",
@@ -69,7 +69,7 @@ final class BenchCommand implements Runnable {
         }
     }
 
-    @Command(name = "latency", mixinStandardHelpOptions = true,
+    @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
             description = {"Closed-loop publish-to-receipt latency at every subscriber.",
                 "Batch 1, one message in flight, the next publish after the ack; median of fresh",
                 "runs. Takes about 6-7 minutes (41 runs of 22,000 messages); --quick under a minute."})
@@ -105,7 +105,7 @@ final class BenchCommand implements Runnable {
         }
     }
 
-    @Command(name = "throughput", mixinStandardHelpOptions = true,
+    @Command(name = "throughput", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
             description = {"Lossless throughput with every delivery sequence-checked.",
                 "Batch 64, block policies end to end, every delivery counted and sequence-checked at",
                 "every subscriber; runs sized past every buffer; median of fresh runs. Takes 15-25",
@@ -148,7 +148,7 @@ final class BenchCommand implements Runnable {
         }
     }
 
-    @Command(name = "compare", mixinStandardHelpOptions = true,
+    @Command(name = "compare", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
             description = {"Felix side by side with NATS, Redis and JetStream on this machine.",
                 "NATS core and Redis pub/sub, each with and without TLS: latency and throughput,",
                 "systems interleaved run by run, Felix ÷ peer for every figure; then durable",
@@ -229,7 +229,7 @@ final class BenchCommand implements Runnable {
         }
     }
 
-    @Command(name = "micro", mixinStandardHelpOptions = true,
+    @Command(name = "micro", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
             description = {"JMH micro-benchmarks of the codec, shard fanout and log append.",
                 "Arguments go to JMH, e.g. 'felix bench micro Codec -f 1 -wi 2 -i 3' (default: every",
                 "benchmark, short settings: 1 fork, 2 + 3 one-second iterations per benchmark and",

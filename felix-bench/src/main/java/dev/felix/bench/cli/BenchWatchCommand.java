@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
  * NATS KV and Redis keyspace notifications. Exit status 1 if any Felix run failed (a peer that diverges is
  * reported in the table, not as an error of the command).
  */
-@Command(name = "watch", mixinStandardHelpOptions = true,
+@Command(name = "watch", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
         description = {"Cache watch: propagation latency and top rate to 1-100 mirrors.",
             "Zipf-skewed puts over 2,000 keys; 1, 10 and 100 watchers each keep a local copy.",
             "Measures propagation latency (put issued -> applied) at every mirror at a fixed",

@@ -109,6 +109,15 @@ class BenchCliTest {
     }
 
     @Test
+    void version_isPrintedByBenchAndEverySubcommandThatOffersIt() {
+        for (String[] args : new String[][] {{"bench", "--version"}, {"bench", "latency", "-V"}, {"bench", "watch", "-V"}}) {
+            Result r = run(args);
+            assertThat(r.code).as(String.join(" ", args)).isZero();
+            assertThat(r.out).as(String.join(" ", args)).startsWith("felix bench ").contains("Java ");
+        }
+    }
+
+    @Test
     void usageErrors_exitWith2AndNameTheProblem() {
         Result unknown = run("bench", "latency", "--no-such-option");
         assertThat(unknown.code).isEqualTo(2);
