@@ -12,6 +12,7 @@ import dev.felix.client.StreamRef;
 import dev.felix.client.StreamSpec;
 import dev.felix.client.SubscribeOptions;
 import dev.felix.client.Subscription;
+import dev.felix.testing.BrokerProcess;
 import dev.felix.transport.ClientTrust;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

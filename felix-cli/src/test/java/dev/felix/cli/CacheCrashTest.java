@@ -8,6 +8,7 @@ import dev.felix.client.CacheRef;
 import dev.felix.client.CacheSpec;
 import dev.felix.client.ClientConfig;
 import dev.felix.client.FelixClient;
+import dev.felix.testing.BrokerProcess;
 import dev.felix.transport.ClientTrust;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

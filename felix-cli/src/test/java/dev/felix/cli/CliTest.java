@@ -3,7 +3,7 @@ package dev.felix.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.server.FelixServer;
-import dev.felix.server.config.ConfigLoader;
+import dev.felix.server.TestBroker;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -12,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -28,20 +27,21 @@ class CliTest {
     @TempDir
     Path dir;
 
+    private TestBroker broker;
     private FelixServer server;
     private List<String> common;
 
     @BeforeEach
     void start() throws Exception {
-        server = FelixServer.start(ConfigLoader.load(null, Map.of(), Map.of("data_dir", dir.toString(),
-                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0")));
+        broker = TestBroker.start(dir);
+        server = broker.server();
         common = List.of("--broker", "127.0.0.1:" + server.quicAddress().getPort(),
                 "--ca", server.certificateFile().toString());
     }
 
     @AfterEach
     void stop() {
-        server.close();
+        broker.close();
     }
 
     @Test
@@ -52,8 +52,7 @@ class CliTest {
         org.awaitility.Awaitility.await().until(() -> server.broker().find(
                 new dev.felix.core.StreamName("t1", "default", "demo"))
                 .map(s -> s.info().shards().get(0).subscribers()).orElse(0) == 1);
-        try (var client = dev.felix.client.FelixClient.connect(dev.felix.client.ClientConfig.builder(
-                dev.felix.transport.ClientTrust.certificates(server.certificateFile())).broker(server.quicAddress()).build())) {
+        try (var client = broker.connect()) {
             client.publisher(dev.felix.client.StreamRef.parse("t1/default/demo")).publish(
                     "hello".getBytes(StandardCharsets.UTF_8));
         }
@@ -124,7 +123,7 @@ class CliTest {
     void logVerify_reportsCorruptionWithFileAndPositionAndFails() throws Exception {
         run(null, args("stream", "create", "t1/ops/broken", "--durable"));
         run(null, args("pub", "t1/ops/broken", "first", "second", "third"));
-        server.close();
+        broker.close();
         Path segment;
         try (var files = java.nio.file.Files.walk(dir.resolve("logs"))) {
             segment = files.filter(f -> f.toString().contains("broken") && f.toString().endsWith(".log"))
@@ -139,8 +138,7 @@ class CliTest {
         Result verify = run(null, "log", "verify", dir.resolve("logs").toString());
         assertThat(verify.code).isEqualTo(1);
         assertThat(verify.out).contains("CORRUPT").contains("00000000000000000000.log @32"); // file @ byte position
-        server = FelixServer.start(ConfigLoader.load(null, Map.of(), Map.of("data_dir", dir.toString(),
-                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0"))); // for @AfterEach
+        broker = TestBroker.start(dir); // for @AfterEach
     }
 
     @Test
@@ -166,8 +164,7 @@ class CliTest {
         org.awaitility.Awaitility.await().until(() -> server.broker().caches()
                 .find(new dev.felix.core.cache.CacheName("t1", "ops", "watched"))
                 .map(c -> c.info().watchers()).orElse(0) == 1);
-        try (var client = dev.felix.client.FelixClient.connect(dev.felix.client.ClientConfig.builder(
-                dev.felix.transport.ClientTrust.certificates(server.certificateFile())).broker(server.quicAddress()).build());
+        try (var client = broker.connect();
                 var cache = client.cache(dev.felix.client.CacheRef.parse("t1/ops/watched"))) {
             cache.put("b", "2".getBytes(StandardCharsets.UTF_8), null);
         }
@@ -214,7 +211,7 @@ class CliTest {
     @Test
     void help_readsWellEverywhere() {
         for (String[] cmd : new String[][] {{"--help"}, {"server", "--help"}, {"pub", "--help"}, {"sub", "--help"},
-                {"stream", "create", "--help"}, {"bench", "latency", "--help"}}) {
+                {"stream", "create", "--help"}}) { // bench: felix-bench.jar (BenchCliTest, BenchStubTest)
             Result r = run(null, cmd);
             assertThat(r.code).as(String.join(" ", cmd)).isZero();
             assertThat(r.out).as(String.join(" ", cmd)).contains("Usage:");

@@ -8,6 +8,7 @@ import dev.felix.client.FelixClientException;
 import dev.felix.client.PublishAck;
 import dev.felix.client.Publisher;
 import dev.felix.client.StreamRef;
+import dev.felix.testing.BrokerProcess;
 import dev.felix.transport.ClientTrust;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -21,8 +22,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,26 +35,12 @@ class ServerProcessTest {
 
     @Test
     void sigterm_drainsAcceptedPublishesAndExitsCleanly() throws Exception {
-        String javaBin = ProcessHandle.current().info().command().orElse("java");
-        ProcessBuilder builder = new ProcessBuilder(javaBin, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-                FelixCommand.class.getName(), "server", "--data-dir", dir.toString(),
-                "--quic-bind", "127.0.0.1:0", "--http-bind", "127.0.0.1:0");
-        builder.environment().put("FELIX_LOG_LEVEL", "info");
-        Process process = builder
-                .redirectError(dir.resolve("stderr.txt").toFile())
-                .redirectOutput(dir.resolve("stdout.txt").toFile()) // destroy() closes pipes; files survive
-                .start();
+        BrokerProcess broker = BrokerProcess.start(dir, dir, "server", List.of());
+        Process process = broker.process();
         try {
-            Path stdout = dir.resolve("stdout.txt");
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
-                    .until(() -> Files.readString(stdout).contains("  mode "));
-            String startup = Files.readString(stdout);
-            Matcher q = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)").matcher(startup);
-            Matcher h = Pattern.compile("(?m)^\\s+admin\\s+http://127\\.0\\.0\\.1:(\\d+)").matcher(startup);
-            int quicPort = q.find() ? Integer.parseInt(q.group(1)) : -1;
-            int httpPort = h.find() ? Integer.parseInt(h.group(1)) : -1;
-            assertThat(quicPort).as("startup output: " + startup).isPositive();
-            assertThat(http(httpPort, "/ready")).isEqualTo(200);
+            Path stdout = broker.stdout();
+            int quicPort = broker.quicPort();
+            assertThat(http(broker.httpPort(), "/ready")).isEqualTo(200);
             assertThat(Files.exists(dir.resolve("tls/cert.pem"))).isTrue();
 
             List<CompletableFuture<PublishAck>> acks = new ArrayList<>();
@@ -87,7 +72,7 @@ class ServerProcessTest {
                 assertThat(acked).as("publishes acknowledged; every other one failed cleanly").isGreaterThanOrEqualTo(200);
             }
             assertThat(Files.readString(stdout)).contains("shutting down (draining)");
-            assertThat(Files.readString(dir.resolve("stderr.txt"))).contains("felix stopped");
+            assertThat(Files.readString(broker.stderr())).contains("felix stopped");
         } finally {
             process.destroyForcibly();
         }

@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,6 +57,12 @@ public final class CacheMirror implements AutoCloseable {
     private final AtomicLong rewatches = new AtomicLong();
     private final AtomicLong snapshots = new AtomicLong();
     private final AtomicLong changesApplied = new AtomicLong();
+
+    /**
+     * Which watch is current: bumped whenever the mirror retires a watch itself (to re-watch), so that the end
+     * of a retired watch's stream is not taken for the end of the mirror.
+     */
+    private final AtomicInteger generation = new AtomicInteger();
 
     // Event-loop confined state of the current watch.
     private FrameStream stream;
@@ -191,7 +198,15 @@ public final class CacheMirror implements AutoCloseable {
         if (closed) {
             return;
         }
-        FrameStream.open(client.connection(), client.config(), new FrameStream.Listener() {
+        int watch = generation.get();
+        io.netty.handler.codec.quic.QuicChannel connection;
+        try {
+            connection = client.connection();
+        } catch (FelixClientException e) {
+            end(e); // the connection was lost (or the client closed) before this re-watch
+            return;
+        }
+        FrameStream.open(connection, client.config(), new FrameStream.Listener() {
             @Override
             public void onPayload(WirePayload payload) {
                 onMessage(payload);
@@ -199,7 +214,7 @@ public final class CacheMirror implements AutoCloseable {
 
             @Override
             public void onClosed(FelixClientException cause) {
-                onStreamEnd(cause);
+                onStreamEnd(watch, cause);
             }
         }).whenComplete((fs, err) -> {
             if (err != null) {
@@ -276,14 +291,21 @@ public final class CacheMirror implements AutoCloseable {
         }
     }
 
-    /** The watch ended; unless we are re-watching or closing, the mirror ends with it. */
-    private void onStreamEnd(FelixClientException cause) {
-        if (!closed && live && cause != null) {
-            end(cause);
+    /**
+     * A watch stream ended. Unless the mirror is closed or retired that watch itself to re-watch, the mirror
+     * ends with it: a copy that no longer follows the cache must not go on reporting itself caught up.
+     */
+    private void onStreamEnd(int watch, FelixClientException cause) {
+        if (closed || watch != generation.get()) {
+            return;
         }
+        end(cause != null ? cause : new FelixClientException(ErrorCode.CONNECTION_LOST,
+                "the watch of " + ref + " ended" + (client.connected() ? ": the broker closed its stream"
+                        : ": the connection to " + client.config().broker() + " was lost")));
     }
 
     private void rewatchLater(Long from) {
+        generation.incrementAndGet(); // the old stream's end is ours, not the mirror's
         FrameStream old = stream;
         stream = null;
         staging = null;
@@ -298,7 +320,11 @@ public final class CacheMirror implements AutoCloseable {
         long bound = Math.min(MAX_BACKOFF_MILLIS, BASE_BACKOFF_MILLIS << Math.min(attempt, 16));
         attempt++;
         long delay = ThreadLocalRandom.current().nextLong(bound + 1); // full jitter
-        client.connection().eventLoop().schedule(() -> watch(from), delay, TimeUnit.MILLISECONDS);
+        try {
+            client.connection().eventLoop().schedule(() -> watch(from), delay, TimeUnit.MILLISECONDS);
+        } catch (FelixClientException e) {
+            end(e);
+        }
     }
 
     private void end(FelixClientException cause) {

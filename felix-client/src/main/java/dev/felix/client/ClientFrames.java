@@ -39,7 +39,8 @@ final class ClientFrames {
 
     /** The exception a broker {@code error} stands for. */
     static FelixClientException toException(Message.ErrorMessage error) {
-        return new FelixClientException(ErrorCode.fromCode(error.code()), error.message());
+        return new FelixClientException(ErrorCode.fromCode(error.code()), error.message(),
+                error.offset() != null ? error.offset() : -1, null);
     }
 
     static FelixClientException toException(Message.PublishError error) {

@@ -11,7 +11,16 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.function.Consumer;
 
-/** A real broker on loopback (ports chosen by the OS) in a temporary directory, for tests. */
+/**
+ * A real broker on loopback (ports chosen by the OS) in a directory the test owns (usually its
+ * {@code @TempDir}), with clients that trust its generated certificate: the one in-process broker fixture
+ * of every module's tests. Other modules get it from felix-server's test-jar ({@code <type>test-jar</type>},
+ * which holds this class only); it cannot live in a module of its own, because felix-server's tests use it
+ * and a module that starts a broker depends on felix-server. Process-level tests use
+ * {@code dev.felix.testing.BrokerProcess} (module felix-testing).
+ *
+ * <p>Thread-safe as far as the broker and clients are; one test starts and closes it.
+ */
 public final class TestBroker implements AutoCloseable {
 
     private final FelixServer server;

@@ -4,6 +4,7 @@ import static dev.felix.storage.TestSupport.payload;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.felix.testing.ManualClock;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -16,7 +17,7 @@ class TrimBeforeTest {
     @TempDir
     Path tmp;
 
-    private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    private final ManualClock clock = new ManualClock(Instant.parse("2026-01-01T00:00:00Z"));
     private final StorageRuntime runtime = StorageRuntime.builder().clock(clock).build();
 
     @AfterEach

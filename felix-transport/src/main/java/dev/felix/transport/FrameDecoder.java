@@ -10,7 +10,8 @@ import java.util.List;
  * fixed-size header that declares the payload length.
  *
  * <p>The header is validated by a {@link HeaderValidator} <em>before</em> any payload is buffered, so
- * an oversized or malformed declaration costs nothing. Emits one retained {@link ByteBuf} per frame
+ * an oversized or malformed declaration costs nothing; each header is validated exactly once, when its
+ * last byte arrives, however the stream is cut into reads. Emits one retained {@link ByteBuf} per frame
  * (header included, reader index at the header); the next handler owns and must release it. On a bad
  * header it emits a {@link BadHeader} and discards the rest of the stream, since a stream that lost
  * framing cannot be resynchronised.
@@ -36,6 +37,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private final int headerLength;
     private final HeaderValidator validator;
     private boolean failed;
+    /** Payload length of the frame whose header was validated, until the whole frame is here; -1 between frames. */
+    private long pendingLength = -1;
 
     public FrameDecoder(int headerLength, HeaderValidator validator) {
         if (headerLength <= 0) {
@@ -51,20 +54,29 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             in.skipBytes(in.readableBytes());
             return;
         }
-        while (in.readableBytes() >= headerLength) {
-            StringBuilder problem = new StringBuilder();
-            long length = validator.payloadLength(in.nioBuffer(in.readerIndex(), headerLength), problem);
+        while (true) {
+            long length = pendingLength;
             if (length < 0) {
-                failed = true;
-                in.skipBytes(in.readableBytes());
-                out.add(new BadHeader(problem.toString()));
-                return;
+                if (in.readableBytes() < headerLength) {
+                    return;
+                }
+                // Each header is validated once, when it is whole, however the frame's bytes arrive.
+                StringBuilder problem = new StringBuilder();
+                length = validator.payloadLength(in.nioBuffer(in.readerIndex(), headerLength), problem);
+                if (length < 0) {
+                    failed = true;
+                    in.skipBytes(in.readableBytes());
+                    out.add(new BadHeader(problem.toString()));
+                    return;
+                }
+                pendingLength = length;
             }
             long frameLength = headerLength + length;
             if (in.readableBytes() < frameLength) {
                 return; // wait for the rest; the length was bounded by the validator
             }
             out.add(in.readRetainedSlice((int) frameLength));
+            pendingLength = -1;
         }
     }
 

@@ -3,42 +3,26 @@ package dev.felix.bench.common;
 import java.io.PrintStream;
 
 /**
- * A progress line on stderr: a bar redrawn in place when stderr is a terminal, otherwise a plain line
- * every 10%.
+ * One step of a {@link ProgressLine}: a run reports how much of its work is done, and the command's single
+ * progress line moves. Thread-safe (it forwards to the line, which is).
  */
 public final class Progress {
 
-    private final PrintStream out;
-    private final String label;
+    private final ProgressLine line;
     private final long total;
-    private final boolean tty = System.console() != null;
-    private int lastDecile = -1;
-    private long lastDraw;
 
-    public Progress(PrintStream out, String label, long total) {
-        this.out = out;
-        this.label = label;
+    Progress(ProgressLine line, long total) {
+        this.line = line;
         this.total = Math.max(1, total);
     }
 
+    /** A step on a line of its own, of {@code total} units: for a single run outside a command (tests). */
+    public static Progress single(PrintStream out, String label, long total) {
+        return new ProgressLine(out, label, 1, "steps").step(label, total);
+    }
+
+    /** {@code done} of the step's {@code total} units are done. */
     public void update(long done) {
-        int percent = (int) Math.min(100, done * 100 / total);
-        if (tty) {
-            long now = System.nanoTime();
-            if (now - lastDraw < 100_000_000L && done < total) {
-                return;
-            }
-            lastDraw = now;
-            int width = 30;
-            int filled = percent * width / 100;
-            out.print("\r" + label + " [" + "#".repeat(filled) + " ".repeat(width - filled) + "] " + percent + "%");
-            if (done >= total) {
-                out.println();
-            }
-            out.flush();
-        } else if (percent / 10 > lastDecile) {
-            lastDecile = percent / 10;
-            out.println(label + " " + percent + "%");
-        }
+        line.update(this, done, total);
     }
 }

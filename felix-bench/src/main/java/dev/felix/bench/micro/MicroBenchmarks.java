@@ -9,7 +9,7 @@ import org.openjdk.jmh.runner.options.CommandLineOptions;
 /**
  * Runs the JMH micro-benchmarks ({@link CodecJmh}, {@link FanoutJmh},
  * {@link dev.felix.bench.storage.LogAppendJmh}) from the command line: {@code felix bench micro [JMH args]}
- * or {@code java -cp felix.jar dev.felix.bench.micro.MicroBenchmarks [JMH args]}. Without iteration
+ * or {@code java -cp felix-bench.jar dev.felix.bench.micro.MicroBenchmarks [JMH args]}. Without iteration
  * arguments it uses short settings (1 fork, 2 x 1 s warm-up, 3 x 1 s measurement) so a hot-path change
  * can be judged in minutes; pass JMH's own flags ({@code -f -wi -i -w -r -p}) for longer runs. JSON
  * results go to {@code bench/results/micro-<timestamp>.json} unless {@code -rff} says otherwise.

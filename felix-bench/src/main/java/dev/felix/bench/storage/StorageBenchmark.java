@@ -1,6 +1,7 @@
 package dev.felix.bench.storage;
 
 import dev.felix.bench.common.Progress;
+import dev.felix.bench.common.ProgressLine;
 import dev.felix.bench.common.Results;
 import dev.felix.storage.AppendResult;
 import dev.felix.storage.FsyncPolicy;
@@ -247,14 +248,18 @@ public final class StorageBenchmark {
             progress.printf(Locale.ROOT, "fsync floor: p50 %.1f us, p99 %.1f us (%d samples)%n", floor.p50Micros(),
                 floor.p99Micros(), floor.count());
             final List<Run> runs = new ArrayList<>();
+            final int steps = o.policies().size() * o.writers().size() * o.batches().size()
+                + (o.recoveryBytes() > 0 ? 1 : 0);
+            final ProgressLine line = new ProgressLine(progress, "storage", steps, "runs");
             for (final String policy : o.policies()) {
                 for (final int writers : o.writers()) {
                     for (final int batch : o.batches()) {
-                        runs.add(measure(o, work, policy, writers, batch, progress));
+                        runs.add(measure(o, work, policy, writers, batch, line));
                     }
                 }
             }
-            final Recovery recovery = o.recoveryBytes() > 0 ? recovery(o, work, progress) : null;
+            final Recovery recovery = o.recoveryBytes() > 0 ? recovery(o, work, line) : null;
+            line.finish();
             final List<Aim> aims = aims(floor, runs);
             final Map<String, Object> json = json(o, floor, runs, recovery, aims);
             final Path file = Results.write(o.outputDir(), "storage", json);
@@ -303,7 +308,7 @@ public final class StorageBenchmark {
 
     /** One combination: warm up, measure, close, reopen and verify. */
     private static Run measure(final Options o, final Path work, final String policyName, final int writers,
-                               final int batch, final PrintStream progress) throws IOException {
+                               final int batch, final ProgressLine progress) throws IOException {
         final Path dir = work.resolve(policyName + "-w" + writers + "-b" + batch);
         final boolean onCommit = policyName.equals("on_commit");
         final LogConfig config = LogConfig.builder().fsyncPolicy(policy(policyName, o.periodicInterval())).build();
@@ -330,7 +335,7 @@ public final class StorageBenchmark {
             final long req0 = m.groupCommitRequests();
             final long gcs0 = m.groupCommitSyncs();
             final long recordsBefore = log.tailOffset();
-            final Progress bar = new Progress(progress, label, o.records());
+            final Progress bar = progress.step(label, o.records());
             final long t0 = System.nanoTime();
             final long appends = drive(log, writers, batch, o.recordSize(), o.records(), o.maxSecondsPerRun(), onCommit,
                 inflight, perWriterCount, latency, bar);
@@ -344,15 +349,17 @@ public final class StorageBenchmark {
             fanInSyncs = m.groupCommitSyncs() - gcs0;
             maxFanIn = m.groupCommitMaxFanIn();
         }
+        progress.detail("verifying");
         final boolean verified = verify(dir, config, perWriterCount, o.recordSize(), progress);
         deleteTree(dir);
         final double rps = measuredRecords / seconds;
         final Run run = new Run(policyName, writers, batch, measuredRecords, measuredAppends, seconds, rps,
             rps * (o.recordSize() + 28) / 1e6, Latency.of(latency), syncs, syncs == 0 ? 0 : syncNanos / 1e3 / syncs,
             fanInSyncs == 0 ? 0 : (double) fanInRequests / fanInSyncs, maxFanIn, verified);
-        progress.printf(Locale.ROOT, "  -> %,.0f records/s, p50 %.1f us, p99 %.1f us, fan-in %.1f, verified=%s%n",
-            run.recordsPerSecond(), run.appendLatency().p50Micros(), run.appendLatency().p99Micros(), run.meanFanIn(),
-            verified);
+        progress.message(String.format(Locale.ROOT,
+            "%s writers=%d batch=%d: %,.0f records/s, p50 %.1f us, p99 %.1f us, fan-in %.1f, verified=%s",
+            policyName, writers, batch, run.recordsPerSecond(), run.appendLatency().p50Micros(),
+            run.appendLatency().p99Micros(), run.meanFanIn(), verified));
         return run;
     }
 
@@ -550,13 +557,13 @@ public final class StorageBenchmark {
      * appear exactly once and in order, up to the count it appended.
      */
     private static boolean verify(final Path dir, final LogConfig config, final long[] perWriterCount,
-                                  final int recordSize, final PrintStream progress) {
+                                  final int recordSize, final ProgressLine progress) {
         final long[] nextSeq = new long[perWriterCount.length];
         final long total = Arrays.stream(perWriterCount).sum();
         try (StorageRuntime runtime = StorageRuntime.create();
              SegmentedLog log = SegmentedLog.open(dir, config, runtime)) {
             if (log.tailOffset() != total) {
-                progress.println("VERIFY FAILED: tail " + log.tailOffset() + " != appended " + total);
+                progress.message("VERIFY FAILED: tail " + log.tailOffset() + " != appended " + total);
                 return false;
             }
             long from = 0;
@@ -568,7 +575,7 @@ public final class StorageBenchmark {
                     final long seq = b.getLong();
                     if (r.offset() != from || r.payload().length != recordSize || writer < 0
                         || writer >= nextSeq.length || seq != nextSeq[writer]) {
-                        progress.println("VERIFY FAILED at offset " + r.offset() + ": writer " + writer + " seq " + seq);
+                        progress.message("VERIFY FAILED at offset " + r.offset() + ": writer " + writer + " seq " + seq);
                         return false;
                     }
                     nextSeq[writer]++;
@@ -580,13 +587,13 @@ public final class StorageBenchmark {
     }
 
     /** Builds a log of {@code recoveryBytes}, closes it, then times a full-verification open and a default open. */
-    private static Recovery recovery(final Options o, final Path work, final PrintStream progress) throws IOException {
+    private static Recovery recovery(final Options o, final Path work, final ProgressLine progress) throws IOException {
         final Path dir = work.resolve("recovery");
         final LogConfig write = LogConfig.builder().fsyncPolicy(FsyncPolicy.none()).build();
         final int perAppend = 64;
         final long frame = 28L + o.recordSize();
         final long records = o.recoveryBytes() / frame / perAppend * perAppend;
-        final Progress bar = new Progress(progress, "recovery: writing " + (o.recoveryBytes() >> 20) + " MiB", records);
+        final Progress bar = progress.step("recovery: writing " + (o.recoveryBytes() >> 20) + " MiB", records);
         try (StorageRuntime runtime = StorageRuntime.create(); SegmentedLog log = SegmentedLog.open(dir, write, runtime)) {
             final List<byte[]> payloads = new ArrayList<>();
             for (int i = 0; i < perAppend; i++) {
@@ -600,6 +607,7 @@ public final class StorageBenchmark {
             }
             bar.update(records);
         }
+        progress.detail("timing a full-verification open");
         final long bytes;
         final int segments;
         final double full;
@@ -621,8 +629,8 @@ public final class StorageBenchmark {
         }
         deleteTree(dir);
         final Recovery r = new Recovery(bytes, segments, records, full, bytes / full / (1L << 30), dflt);
-        progress.printf(Locale.ROOT, "recovery: %,d bytes verified in %.3f s = %.2f GiB/s; default open %.3f s%n",
-            bytes, full, r.fullScanGibPerSecond(), dflt);
+        progress.message(String.format(Locale.ROOT, "recovery: %,d bytes verified in %.3f s = %.2f GiB/s; default open %.3f s",
+            bytes, full, r.fullScanGibPerSecond(), dflt));
         return r;
     }
 

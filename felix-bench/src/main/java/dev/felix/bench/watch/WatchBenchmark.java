@@ -1,6 +1,8 @@
 package dev.felix.bench.watch;
 
 import dev.felix.bench.common.CpuClock;
+import dev.felix.bench.common.Progress;
+import dev.felix.bench.common.ProgressLine;
 import dev.felix.bench.common.Results;
 import dev.felix.bench.common.Stats;
 import java.io.IOException;
@@ -197,14 +199,26 @@ public final class WatchBenchmark {
         Map<String, List<WatchWorkload.Run>> runs = new LinkedHashMap<>();
         long busy0 = CpuClock.machineBusy();
         long wall0 = System.nanoTime();
+        ProgressLine line = new ProgressLine(err, "watch", o.watchers().size() * o.runs() * systems.size(), "runs");
         for (int w : o.watchers()) {
             for (int i = 0; i < o.runs(); i++) {
                 for (WatchSystem s : systems) { // interleaved: a slow minute of the machine hits every system
-                    err.printf("[watch] %s, %d watcher%s, run %d/%d%n", s.name(), w, w == 1 ? "" : "s", i + 1, o.runs());
-                    WatchWorkload.Run r = workload.run(s, w, i, line -> err.println(line));
+                    String label = String.format("%s, %d watcher%s, run %d/%d", s.name(), w, w == 1 ? "" : "s", i + 1,
+                            o.runs());
+                    Progress step = line.step(label, 1);
+                    // What the run is doing (latency phase, ramp steps) shows on a terminal's live line only;
+                    // every figure is in the JSON record's run detail.
+                    WatchWorkload.Run r = workload.run(s, w, i, line::detail);
+                    step.update(1);
+                    if (!r.ok()) {
+                        line.message("[watch] " + label + " FAILED: " + r.failure());
+                    }
                     runs.computeIfAbsent(s.name() + "/" + w, k -> new ArrayList<>()).add(r);
                 }
             }
+        }
+        if (!systems.isEmpty()) {
+            line.finish();
         }
         double wallSeconds = (System.nanoTime() - wall0) / 1e9;
         long busy1 = CpuClock.machineBusy();

@@ -107,6 +107,7 @@ final class WatchWorkload {
         List<String> failures = new ArrayList<>();
 
         // 1. Preload every key once.
+        progress.accept("preloading " + keys + " keys");
         tracker.beginPhase("preload");
         for (int k = 0; k < keys; k++) {
             driver.issue(k);
@@ -117,6 +118,7 @@ final class WatchWorkload {
         }
 
         // 2. Watchers join, each with a snapshot.
+        progress.accept(watchers + " watcher(s) joining");
         AtomicLong foreign = new AtomicLong();
         List<WatchTarget.Watcher> mirrors = new ArrayList<>();
         double[] joinMillis = new double[watchers];
@@ -141,6 +143,7 @@ final class WatchWorkload {
 
             // 3. Warm-up and the latency phase at a fixed rate.
             int latencyRate = o.latencyRate(watchers);
+            progress.accept("warm-up, then the latency phase at " + latencyRate + " updates/s");
             driver.runAt(latencyRate, o.warmup().toNanos(), "warmup");
             tracker.awaitApplied(System.nanoTime() + DRAIN_NANOS, driver::failed);
             long jvm0 = CpuClock.process();

@@ -1,6 +1,7 @@
 package dev.felix.bench.workload;
 
 import dev.felix.bench.common.Progress;
+import dev.felix.bench.common.ProgressLine;
 import dev.felix.bench.system.Target;
 import dev.felix.bench.system.TargetFactory;
 import java.io.PrintStream;
@@ -38,7 +39,7 @@ public final class Suite {
 
     /**
      * @param runs     fresh runs per system and cell
-     * @param progress where progress bars go (stderr)
+     * @param progress where the progress line goes (stderr; see {@link ProgressLine})
      */
     public static Outcome run(Workload workload, List<TargetFactory> factories, List<Cell> cells, int runs,
             PrintStream progress) {
@@ -54,13 +55,15 @@ public final class Suite {
             }
         }
         Workload warm = workload.warmupVariant();
-        if (warm != null && !cells.isEmpty()) {
+        boolean warmUp = warm != null && !cells.isEmpty();
+        int steps = (warmUp ? available.size() : 0) + cells.size() * runs * available.size();
+        ProgressLine line = new ProgressLine(progress, workload.name(), steps, "runs");
+        if (warmUp) {
             for (TargetFactory f : available) {
                 // Unmeasured: compiles this JVM's hot paths (Felix's broker and every client) before timing.
-                RunResult r = runOnce(warm, f, cells.get(0), new Progress(progress,
-                        String.format("%-10s %-8s warm-up", workload.name(), f.name()), 100));
+                RunResult r = runOnce(warm, f, cells.get(0), line.step(f.name() + " warm-up", 100));
                 if (!r.ok()) {
-                    progress.println("warm-up run of " + f.name() + " failed: "
+                    line.message("warm-up run of " + f.name() + " failed: "
                             + (r.failure() != null ? r.failure() : r.sequence()));
                 }
             }
@@ -72,15 +75,19 @@ public final class Suite {
             }
             for (int run = 1; run <= runs; run++) {
                 for (TargetFactory f : available) {
-                    String label = String.format("%-10s %-9s payload=%-5d fanout=%-3d run %d/%d", workload.name(),
-                            f.name(), cell.payload(), cell.fanout(), run, runs);
-                    RunResult r = runOnce(workload, f, cell, new Progress(progress, label, 100));
+                    String label = String.format("%s payload=%d fanout=%d run %d/%d", f.name(), cell.payload(),
+                            cell.fanout(), run, runs);
+                    RunResult r = runOnce(workload, f, cell, line.step(label, 100));
                     if (!r.ok()) {
-                        progress.println(label + " FAILED: " + (r.failure() != null ? r.failure() : r.sequence()));
+                        line.message(workload.name() + " " + label + " FAILED: "
+                                + (r.failure() != null ? r.failure() : r.sequence()));
                     }
                     byKey.get(f.name() + "|" + cell).runs().add(r);
                 }
             }
+        }
+        if (steps > 0) {
+            line.finish();
         }
         return new Outcome(workload, available.stream().map(TargetFactory::name).toList(), skipped,
                 List.copyOf(byKey.values()));

@@ -24,7 +24,7 @@ class WorkloadTest {
     }
 
     private static Progress progress() {
-        return new Progress(QUIET, "test", 100);
+        return Progress.single(QUIET, "test", 100);
     }
 
     @Test

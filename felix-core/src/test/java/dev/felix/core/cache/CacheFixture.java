@@ -7,6 +7,7 @@ import dev.felix.core.StreamConfig;
 import dev.felix.core.testing.Await;
 import dev.felix.storage.LogId;
 import dev.felix.storage.StorageRuntime;
+import dev.felix.testing.ManualClock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

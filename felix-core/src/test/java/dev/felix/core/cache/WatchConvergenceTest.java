@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.felix.core.FelixException;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.testing.Await;
+import dev.felix.testing.ManualClock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

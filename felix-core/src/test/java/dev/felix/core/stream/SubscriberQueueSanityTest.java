@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.testing.Await;
 import dev.felix.core.testing.Coverage;
+import dev.felix.core.testing.QueueSanitySuite;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -12,53 +13,76 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The shared sanity suite of {@link SubscriberQueue}, run against a matrix of limits (after JCTools'
- * QueueSanityTest): FIFO order, event and byte limits, the "empty queue takes anything" rule, wake-ups,
- * the space signal, and {@code drop_old} eviction with gap merging. Batches here hold 1-byte events,
- * so a spec's capacity is the smaller of its event and byte limits.
+ * {@link SubscriberQueue} in the core's shared queue sanity suite ({@link QueueSanitySuite}: FIFO order, the
+ * event and byte bounds, wake-ups, the space signal, two threads), plus what only this queue has: gap
+ * notices queued with or without a batch, batches of many events, {@code drop_old} eviction with gap merging,
+ * and extending a queued gap. Batches hold 1-byte events, so one unit of weight is one byte.
  */
-class SubscriberQueueSanityTest {
+class SubscriberQueueSanityTest extends QueueSanitySuite {
 
-    /** One configuration of the matrix. */
-    record Spec(String name, int events, long bytes) {
-        QueueLimits limits() {
-            return new QueueLimits(events, bytes);
-        }
+    @Override
+    protected QueueUnderTest newQueue(QueueLimits limits, Runnable spaceListener) {
+        SubscriberQueue q = new SubscriberQueue(limits, spaceListener);
+        return new QueueUnderTest() {
+            @Override
+            public Offered offer(long seq, int units, boolean signalWhenSpace) {
+                byte[] payload = new byte[units];
+                java.util.Arrays.fill(payload, (byte) seq);
+                return Offered.valueOf(q.offer(null, new EventBatch(0, seq, new byte[][] {payload}, 0),
+                        signalWhenSpace).name());
+            }
 
-        /** Single-event 1-byte batches that fit. */
-        int capacity() {
-            return (int) Math.min(events, bytes);
-        }
+            @Override
+            public long poll() {
+                Delivery d = q.poll();
+                if (d == null) {
+                    return -1;
+                }
+                EventBatch b = (EventBatch) d;
+                assertThat(b.eventCount()).isEqualTo(1);
+                for (byte x : b.payload(0)) {
+                    assertThat(x).as("payload written before the offer").isEqualTo((byte) b.baseOffset());
+                }
+                return b.baseOffset();
+            }
 
-        /** Largest number of 1-byte events at which the queue counts as "drained to half". */
-        int half() {
-            return (int) Math.min(events / 2, bytes / 2);
-        }
+            @Override
+            public long[] room() {
+                return q.room();
+            }
 
-        @Override
-        public String toString() {
-            return name;
-        }
+            @Override
+            public boolean isEmpty() {
+                return q.isEmpty();
+            }
+
+            @Override
+            public void requestSpaceSignal() {
+                q.requestSpaceSignal();
+            }
+
+            @Override
+            public void clear() {
+                q.clear();
+            }
+        };
     }
 
-    static Stream<Spec> specs() {
-        return Stream.of(
-                new Spec("capacity 1", 1, 1 << 20),
-                new Spec("capacity 2", 2, 1 << 20),
-                new Spec("capacity 3", 3, 1 << 20),
-                new Spec("capacity 8", 8, 1 << 20),
-                new Spec("capacity 64", 64, 1 << 20),
-                new Spec("byte-bound 5", 1_000, 5),
-                new Spec("byte-bound 16", 1_000, 16));
+    @Override
+    protected long unitWeight() {
+        return 1;
     }
 
     // ------------------------------------------------------------------ helpers
+
+    static QueueLimits limits(Spec spec) {
+        return new QueueLimits(spec.events(), spec.units());
+    }
 
     /** A batch of {@code count} 1-byte events at {@code base}; each payload is its offset's low byte. */
     static EventBatch batch(long base, int count) {
@@ -108,12 +132,12 @@ class SubscriberQueueSanityTest {
         return offered;
     }
 
-    // ------------------------------------------------------------------ order and limits
+    // ------------------------------------------------------------------ gap notices and batches
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
     void poll_returnsItemsInOfferOrder_gapBeforeItsBatch(Spec spec) {
-        SubscriberQueue q = new Counted(spec.limits()).queue;
+        SubscriberQueue q = new Counted(limits(spec)).queue;
         List<Delivery> expected = new ArrayList<>();
         long offset = 0;
         for (int i = 0; i < spec.capacity(); i++) {
@@ -141,8 +165,8 @@ class SubscriberQueueSanityTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
-    void offer_full_refusesWithoutChangingTheQueue_thenAcceptsAfterAPoll(Spec spec) {
-        SubscriberQueue q = new Counted(spec.limits()).queue;
+    void offer_full_theGapOfferedWithTheBatchIsNotQueuedEither(Spec spec) {
+        SubscriberQueue q = new Counted(limits(spec)).queue;
         List<EventBatch> offered = fill(q, spec.capacity());
 
         EventBatch refused = batch(spec.capacity(), 1);
@@ -158,30 +182,18 @@ class SubscriberQueueSanityTest {
         assertThat(rest).last().isSameAs(refused);
     }
 
-    @Test
-    void offer_byteLimitReached_refusesEvenWithEventRoom() {
-        SubscriberQueue q = new Counted(new QueueLimits(100, 10)).queue;
-        assertThat(q.offer(null, sizedBatch(0, 4), false)).isEqualTo(SubscriberQueue.Offer.ADDED_WAKE);
-        assertThat(q.offer(null, sizedBatch(1, 4), false)).isEqualTo(SubscriberQueue.Offer.ADDED);
-
-        assertThat(q.offer(null, sizedBatch(2, 3), false)).isEqualTo(SubscriberQueue.Offer.FULL);
-        assertThat(q.offer(null, sizedBatch(2, 2), false)).isEqualTo(SubscriberQueue.Offer.ADDED);
-        assertThat(q.bytes()).isEqualTo(10);
-        assertThat(q.events()).isEqualTo(3);
-    }
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
     void offer_emptyQueue_acceptsABatchLargerThanBothLimits(Spec spec) {
-        SubscriberQueue q = new Counted(spec.limits()).queue;
+        SubscriberQueue q = new Counted(limits(spec)).queue;
         int count = Math.min(spec.events(), 10_000) + 5;
         byte[][] p = new byte[count][];
         for (int i = 0; i < count; i++) {
-            p[i] = new byte[(int) Math.max(1, spec.bytes() / count + 1)];
+            p[i] = new byte[(int) Math.max(1, spec.units() / count + 1)];
         }
         EventBatch huge = new EventBatch(0, 0, p, 0);
         assertThat(huge.eventCount()).isGreaterThan(spec.events());
-        assertThat(huge.payloadBytes()).isGreaterThan(spec.bytes());
+        assertThat(huge.payloadBytes()).isGreaterThan(spec.units());
 
         assertThat(q.offer(null, huge, false)).isEqualTo(SubscriberQueue.Offer.ADDED_WAKE);
         assertThat(q.offer(null, batch(count, 1), false)).isEqualTo(SubscriberQueue.Offer.FULL);
@@ -192,7 +204,7 @@ class SubscriberQueueSanityTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
     void offer_onlyGapsQueued_countsAsEmptyForTheLimits(Spec spec) {
-        SubscriberQueue q = new Counted(spec.limits()).queue;
+        SubscriberQueue q = new Counted(limits(spec)).queue;
         assertThat(q.offerGap(gap(0, 9))).isEqualTo(SubscriberQueue.Offer.ADDED_WAKE);
         EventBatch big = batch(10, spec.capacity() + 3);
 
@@ -203,8 +215,8 @@ class SubscriberQueueSanityTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
-    void offer_wakesOnlyOnEmptyToNonEmpty(Spec spec) {
-        SubscriberQueue q = new Counted(spec.limits()).queue;
+    void offerGap_wakesOnlyOnEmptyToNonEmpty_likeABatch(Spec spec) {
+        SubscriberQueue q = new Counted(limits(spec)).queue;
         assertThat(q.offer(null, batch(0, 1), false)).isEqualTo(SubscriberQueue.Offer.ADDED_WAKE);
         assertThat(q.offerGap(gap(1, 1))).isEqualTo(SubscriberQueue.Offer.ADDED);
         drain(q);
@@ -213,93 +225,19 @@ class SubscriberQueueSanityTest {
         assertThat(q.offer(gap(3, 3), batch(4, 1), false)).isEqualTo(SubscriberQueue.Offer.ADDED_WAKE);
     }
 
-    // ------------------------------------------------------------------ space signal
-
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
-    void spaceListener_afterRefusedOffer_firesOnceWhenDrainedToHalf(Spec spec) {
-        Counted c = new Counted(spec.limits());
-        fill(c.queue, spec.capacity());
-        assertThat(c.queue.offer(null, batch(spec.capacity(), 1), true)).isEqualTo(SubscriberQueue.Offer.FULL);
-        assertThat(c.signals).hasValue(0);
-
-        for (int left = spec.capacity() - 1; left >= 0; left--) {
-            assertThat(c.queue.poll()).isNotNull();
-            int expected = left <= spec.half() ? 1 : 0;
-            assertThat(c.signals).as("signals with %d events left", left).hasValue(expected);
-        }
-        assertThat(c.queue.poll()).isNull();
-        assertThat(c.signals).as("a signal is one-shot").hasValue(1);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("specs")
-    void spaceListener_refusedWithoutAsking_neverFires(Spec spec) {
-        Counted c = new Counted(spec.limits());
-        fill(c.queue, spec.capacity());
-        assertThat(c.queue.offer(null, batch(spec.capacity(), 1), false)).isEqualTo(SubscriberQueue.Offer.FULL);
-
-        drain(c.queue);
-        c.queue.poll();
-
-        assertThat(c.signals).hasValue(0);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("specs")
-    void requestSpaceSignal_firesAtOnceAtOrBelowHalf_elseOnceWhenDrainedThere(Spec spec) {
-        Counted c = new Counted(spec.limits());
-        fill(c.queue, spec.half());
-        c.queue.requestSpaceSignal();
-        assertThat(c.signals).as("already at half").hasValue(1);
-
-        drain(c.queue);
-        assertThat(c.signals).as("nothing was pending").hasValue(1);
-
-        fill(c.queue, spec.capacity());
-        c.queue.requestSpaceSignal();
-        assertThat(c.signals).as("above half: deferred").hasValue(spec.capacity() <= spec.half() ? 2 : 1);
-        drain(c.queue);
-        assertThat(c.signals).hasValue(2);
-    }
-
-    @Test
-    void spaceListener_runsOutsideTheMonitor() throws Exception {
-        CompletableFuture<Long> seenFromAnotherThread = new CompletableFuture<>();
-        SubscriberQueue[] holder = new SubscriberQueue[1];
-        SubscriberQueue q = new SubscriberQueue(new QueueLimits(2, 1 << 20), () -> {
-            // Another thread takes the queue's monitor; if poll() still held it, this would time out.
-            CompletableFuture<Long> f = CompletableFuture.supplyAsync(() -> holder[0].events());
-            try {
-                seenFromAnotherThread.complete(f.get(5, TimeUnit.SECONDS));
-            } catch (Exception e) {
-                seenFromAnotherThread.completeExceptionally(e);
-            }
-        });
-        holder[0] = q;
-        fill(q, 2);
-        assertThat(q.offer(null, batch(2, 1), true)).isEqualTo(SubscriberQueue.Offer.FULL);
-
-        q.poll();
-
-        assertThat(Await.get(seenFromAnotherThread)).isEqualTo(1);
-    }
-
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("specs")
-    void clear_emptiesTheQueueAndCancelsAPendingSignal(Spec spec) {
-        Counted c = new Counted(spec.limits());
+    void clear_thenTheQueueAcceptsAgain_aSubscriptionCanResume(Spec spec) {
+        Counted c = new Counted(limits(spec));
         fill(c.queue, spec.capacity());
         c.queue.offer(null, batch(spec.capacity(), 1), true);
 
         c.queue.clear();
 
-        assertThat(c.queue.isEmpty()).isTrue();
         assertThat(c.queue.events()).isZero();
         assertThat(c.queue.bytes()).isZero();
-        assertThat(c.queue.poll()).isNull();
-        assertThat(c.signals).hasValue(0);
         assertThat(c.queue.offer(null, batch(0, 1), false)).isEqualTo(SubscriberQueue.Offer.ADDED_WAKE);
+        assertThat(c.signals).hasValue(0);
     }
 
     // ------------------------------------------------------------------ drop_old eviction
@@ -307,7 +245,7 @@ class SubscriberQueueSanityTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
     void evictOldest_repeatedly_keepsOneGapAtTheHeadCoveringEverythingEvicted(Spec spec) {
-        SubscriberQueue q = new Counted(spec.limits()).queue;
+        SubscriberQueue q = new Counted(limits(spec)).queue;
         int cap = spec.capacity();
         fill(q, cap);
 
@@ -450,20 +388,20 @@ class SubscriberQueueSanityTest {
     // ------------------------------------------------------------------ two threads
 
     /**
-     * One producer (the writer) and one consumer, as in production: the producer waits for the space
-     * signal when refused, the consumer for the wake-up when empty. Everything arrives once, in order,
-     * with the payload bytes written before the offer visible to the consumer.
+     * The suite's two-thread test with what only this queue carries: gap notices between batches of one to
+     * three events. Every offset is covered once, in order, with the payload bytes written before the offer
+     * visible to the consumer.
      */
     @ParameterizedTest(name = "{0}")
     @MethodSource("specs")
-    void producerAndConsumerThreads_everyItemArrivesOnceInOrder(Spec spec) throws Exception {
+    void producerAndConsumerThreads_withGapNotices_everyOffsetCoveredOnceInOrder(Spec spec) throws Exception {
         Semaphore space = new Semaphore(0);
         Semaphore wake = new Semaphore(0);
-        SubscriberQueue q = new SubscriberQueue(spec.limits(), space::release);
+        SubscriberQueue q = new SubscriberQueue(limits(spec), space::release);
         long total = 20_000;
 
         CompletableFuture<Void> producer = CompletableFuture.runAsync(() -> {
-            Random random = new Random(spec.events() * 31L + spec.bytes());
+            Random random = new Random(spec.events() * 31L + spec.units());
             long offset = 0;
             while (offset < total) {
                 GapNotice g = null;

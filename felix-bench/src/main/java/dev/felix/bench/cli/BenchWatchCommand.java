@@ -1,4 +1,4 @@
-package dev.felix.cli;
+package dev.felix.bench.cli;
 
 import dev.felix.bench.watch.WatchBenchmark;
 import dev.felix.bench.watch.WatchSystems;
@@ -16,14 +16,16 @@ import picocli.CommandLine.Option;
  * NATS KV and Redis keyspace notifications. Exit status 1 if any Felix run failed (a peer that diverges is
  * reported in the table, not as an error of the command).
  */
-@Command(name = "watch", mixinStandardHelpOptions = true,
-        description = {"Watch a keyspace: Zipf-skewed puts over 2,000 keys; 1, 10 and 100 watchers",
-            "each keep a local copy. Measures propagation latency (put issued -> applied) at",
-            "every mirror at a fixed rate, the highest rate every mirror keeps up with (a",
-            "ramp, x1.5 per step) and CPU per million applied changes, then checks that",
-            "every mirror holds the last value of every key (one wrong key fails the run).",
-            "Median of fresh runs, systems interleaved, Felix / peer ratios. A missing peer",
-            "is skipped (install: bench/peers/install.sh). --quick: 3 short runs."})
+@Command(name = "watch", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
+        description = {"Cache watch: propagation latency and top rate to 1-100 mirrors.",
+            "Zipf-skewed puts over 2,000 keys; 1, 10 and 100 watchers each keep a local copy.",
+            "Measures propagation latency (put issued -> applied) at every mirror at a fixed",
+            "rate, the highest rate every mirror keeps up with (a ramp, x1.5 per step) and CPU",
+            "per million applied changes, then checks that every mirror holds the last value",
+            "of every key (one wrong key fails the run). Median of fresh runs, systems",
+            "interleaved, Felix / peer ratios. A missing peer is skipped (install:",
+            "bench/peers/install.sh). Takes about 40 minutes with every peer installed, about",
+            "10 for Felix alone; --quick about 12 minutes (3 for Felix alone)."})
 final class BenchWatchCommand implements Callable<Integer> {
 
     @Option(names = "--quick", description = "3 short runs (2 s warm-up, 3 s latency phase, 1.5 s ramp steps); a first look, not a record")
@@ -67,7 +69,7 @@ final class BenchWatchCommand implements Callable<Integer> {
         try {
             options = base.with(systems, watchers, keys, runs, rate, results, settings);
         } catch (IllegalArgumentException e) {
-            throw new Errors.UsageException(e.getMessage());
+            throw new UsageException(e.getMessage());
         }
         return WatchBenchmark.run(options, System.out, System.err).ok() ? 0 : 1;
     }
