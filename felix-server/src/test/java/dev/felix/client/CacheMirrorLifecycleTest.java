@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;

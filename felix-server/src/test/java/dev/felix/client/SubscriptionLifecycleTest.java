@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.wire.ErrorCode;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -31,7 +32,7 @@ class SubscriptionLifecycleTest {
     @TempDir
     Path dir;
 
-    private static int subscribersAtTheBroker(TestBroker broker, StreamRef ref, int shard) {
+    private static int subscribersAtTheBroker(TestBroker broker, StreamRef ref, int shard) throws Exception {
         return broker.server().broker().find(new StreamName(ref.tenant(), ref.namespace(), ref.stream()))
                 .map(s -> s.info().shards().get(shard).subscribers()).orElse(0);
     }
