@@ -8,6 +8,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * events, grants back what it took in steps of half a window — so at most a window of events is ever on its
  * way or waiting, whatever the broker has.
  *
+ * <p>Under a drop policy of the client's receive queue ({@link ReceivePolicy#DROP_NEW},
+ * {@link ReceivePolicy#DROP_OLD}) credit flows back as events <em>arrive</em> instead: the broker never holds
+ * back, and the client's own queue drops and reports what the application does not keep up with, as the
+ * policy says.
+ *
  * <p><b>Threads.</b> {@link #consumed()} from the consumer thread; everything else on the session's event loop.
  */
 final class MuxChannel {
@@ -27,9 +32,23 @@ final class MuxChannel {
         this.window = window;
     }
 
+    /** Whether credit is returned on arrival (a drop policy) rather than as the application takes events. */
+    boolean grantsOnArrival() {
+        return subscription.queue().policy() != ReceivePolicy.BLOCK;
+    }
+
     /** The application took one event of this channel: returns credit to grant now, or 0. Consumer thread. */
     long consumed() {
-        long taken = takenSinceGrant.incrementAndGet();
+        return grantsOnArrival() ? 0 : count(1);
+    }
+
+    /** {@code n} events of this channel arrived: returns credit to grant now, or 0. Event loop. */
+    long arrived(int n) {
+        return grantsOnArrival() ? count(n) : 0;
+    }
+
+    private long count(int n) {
+        long taken = takenSinceGrant.addAndGet(n);
         if (taken >= Math.max(1, window / 2)) {
             return takenSinceGrant.getAndSet(0);
         }

@@ -133,6 +133,11 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
         });
     }
 
+    /** Reports the ranges these channels dropped locally (a drop policy) now, not only before the next event. */
+    void flushLocalGaps(java.util.Collection<MuxChannel> of) {
+        channel.eventLoop().execute(() -> of.forEach(c -> c.feed.flushLocalGap()));
+    }
+
     // ------------------------------------------------------------------ inbound (event loop)
 
     @Override
@@ -221,6 +226,9 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             MuxChannel c = new MuxChannel(ok.channels().get(i), ok.shards().get(i), s, s.creditWindow());
             channels.put(c.id, c);
             list.add(c);
+            if (ok.incarnations() != null) {
+                s.incarnation(c.shard, ok.incarnations().get(i));
+            }
         }
         bySubscription.put(ok.subscriptionId(), list);
         if (!s.muxStarted(this, ok.subscriptionId(), list)) {
@@ -230,12 +238,21 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     }
 
     private void deliver(BinaryMuxEventBatch batch) {
+        boolean needsFlush = false;
         int[] ids = batch.channels();
         for (int id : ids) {
             MuxChannel c = channels.get(id);
             if (c != null) {
                 c.feed.deliver(batch.baseOffset(), batch.payloads());
+                long grant = c.arrived(batch.payloads().size());
+                if (grant > 0) {
+                    channel.write(ClientFrames.encode(new Message.Credit(c.id, (int) grant)), channel.voidPromise());
+                    needsFlush = true;
+                }
             }
+        }
+        if (needsFlush) {
+            channel.flush();
         }
     }
 

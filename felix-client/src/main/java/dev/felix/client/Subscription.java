@@ -103,6 +103,7 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         }
         shards = List.copyOf(list);
         openShards.set(list.size());
+        client.claim(this, id); // the client ends it when it closes or loses the connection
         subscribed.complete(this);
         return true;
     }
@@ -436,9 +437,14 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         queue.end();
     }
 
+    /** The receive queue drained to half: paused readers read again, and locally dropped ranges are reported. */
     private void resumeReaders() {
         for (EventStreamReader r : new ArrayList<>(readers)) {
             r.resume();
+        }
+        SessionStream s = session;
+        if (s != null) {
+            s.flushLocalGaps(muxChannels.values());
         }
     }
 }

@@ -138,7 +138,7 @@ class ClientQueuesIntegrationTest {
     }
 
     @Test
-    void callbackStyle_deliversInOrderOnItsOwnThreadAndEndsOnClose() throws Exception {
+    void callbackStyle_deliversInOrderOnTheSharedHandlerThreadsAndEndsOnClose() throws Exception {
         try (TestBroker broker = TestBroker.start(dir); FelixClient c = broker.connect()) {
             List<Long> offsets = new CopyOnWriteArrayList<>();
             List<String> threads = new CopyOnWriteArrayList<>();
@@ -162,9 +162,41 @@ class ClientQueuesIntegrationTest {
                 expected.add(i);
             }
             assertThat(offsets).isEqualTo(expected);
-            assertThat(threads).allMatch(t -> t.startsWith("felix-subscription-"));
+            assertThat(threads).allMatch(t -> t.startsWith("felix-handler-"));
             s.close();
             assertThat(ended.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNull();
+        }
+    }
+
+    @Test
+    void fiveHundredHandlers_shareTwoThreads_andEachGetsEveryEventInOrder() throws Exception {
+        int subscribers = 500;
+        try (TestBroker broker = TestBroker.start(dir); FelixClient c = broker.connect(b -> b.handlerThreads(2))) {
+            List<List<Long>> seen = new ArrayList<>();
+            java.util.Set<String> threads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+            List<Subscription> subs = new ArrayList<>();
+            for (int i = 0; i < subscribers; i++) {
+                List<Long> offsets = new CopyOnWriteArrayList<>();
+                seen.add(offsets);
+                subs.add(c.subscribe(SubscribeOptions.of(S), new SubscriptionHandler() {
+                    @Override
+                    public void onEvent(Event event) {
+                        offsets.add(event.offset());
+                        threads.add(Thread.currentThread().getName());
+                    }
+                }));
+            }
+            publish(c.publisher(S), 0, 50);
+            await().atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> seen.stream().allMatch(l -> l.size() == 50));
+            for (List<Long> offsets : seen) {
+                for (int i = 0; i < 50; i++) {
+                    assertThat(offsets.get(i)).isEqualTo(i);
+                }
+            }
+            assertThat(threads).as("no thread per subscription").hasSizeLessThanOrEqualTo(2)
+                    .allMatch(t -> t.startsWith("felix-handler-"));
+            subs.forEach(Subscription::close);
         }
     }
 

@@ -135,6 +135,10 @@ public final class Capabilities {
             if (s.shards() != null) {
                 bits |= SHARDS;
             }
+        } else if (m instanceof Message.MuxSubscribed ms) {
+            if (ms.incarnations() != null) {
+                bits |= GAP_NOTICES;
+            }
         } else if (m instanceof Message.EventStreamHello h) {
             if (h.shard() != null) {
                 bits |= SHARDS;

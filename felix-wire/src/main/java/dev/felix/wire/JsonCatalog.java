@@ -11,6 +11,7 @@ import static dev.felix.wire.JsonSchema.Kind.STR;
 import static dev.felix.wire.JsonSchema.Kind.U16;
 import static dev.felix.wire.JsonSchema.Kind.U32;
 import static dev.felix.wire.JsonSchema.Kind.U32_LIST;
+import static dev.felix.wire.JsonSchema.Kind.U64_LIST;
 import static dev.felix.wire.JsonSchema.Kind.U64;
 import static dev.felix.wire.JsonSchema.NULLABLE;
 import static dev.felix.wire.JsonSchema.REQUIRED;
@@ -443,11 +444,12 @@ final class JsonCatalog {
             req("credit", U32, MuxSubscribe::credit)));
 
         put(MessageType.MUX_SUBSCRIBED, JsonSchema.<MuxSubscribed>of("mux_subscribed",
-            v -> new MuxSubscribed(v.u64(0), v.u64(1), v.list(2), v.list(3)),
+            v -> new MuxSubscribed(v.u64(0), v.u64(1), v.list(2), v.list(3), v.list(4)),
             req("request_id", U64, MuxSubscribed::requestId),
             req("subscription_id", U64, MuxSubscribed::subscriptionId),
             req("shards", U32_LIST, MuxSubscribed::shards),
-            req("channels", U32_LIST, MuxSubscribed::channels)));
+            req("channels", U32_LIST, MuxSubscribed::channels),
+            opt("incarnations", U64_LIST, MuxSubscribed::incarnations)));
 
         put(MessageType.CREDIT, JsonSchema.<Credit>of("credit",
             v -> new Credit(v.u32(0), v.u32(1)),

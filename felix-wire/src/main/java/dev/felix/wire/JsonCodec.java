@@ -197,6 +197,16 @@ final class JsonCodec {
                 g.writeEndArray();
                 break;
             }
+            case U64_LIST: {
+                @SuppressWarnings("unchecked")
+                List<Long> list = (List<Long>) v;
+                g.writeStartArray();
+                for (Long l : list) {
+                    writeU64(g, l);
+                }
+                g.writeEndArray();
+                break;
+            }
             case OBJ_LIST: {
                 @SuppressWarnings("unchecked")
                 JsonSchema<Object> nested = (JsonSchema<Object>) f.nested;
@@ -460,6 +470,16 @@ final class JsonCodec {
                 List<Integer> list = new ArrayList<>();
                 while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
                     list.add((int) readUnsigned(p, t, name, list.size(), U32_MAX));
+                }
+                return list;
+            }
+            case U64_LIST: {
+                if (t != JsonToken.START_ARRAY) {
+                    throw bad(name, "must be an array of unsigned integers, got " + describe(t));
+                }
+                List<Long> list = new ArrayList<>();
+                while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                    list.add(readUnsigned(p, t, name, list.size(), U64_MAX));
                 }
                 return list;
             }

@@ -39,6 +39,8 @@ final class JsonSchema<T> {
         CURSOR_REASON,
         /** Array of u32, held in a {@code List<Integer>}. */
         U32_LIST,
+        /** Array of unsigned 64-bit integers, held in a {@code List<Long>} with unsigned semantics. */
+        U64_LIST,
         /** Array of objects described by {@link Field#nested}. */
         OBJ_LIST
     }

@@ -841,22 +841,26 @@ public sealed interface Message extends WirePayload {
 
     /**
      * {@code mux_subscribed} (B to C, extension {@link Capabilities#SUBSCRIPTION_MUX}). Keys: {@code request_id,
-     * subscription_id, shards, channels}: the subscription's shards and, at the same index, the channel its
-     * events arrive on ({@link BinaryMuxEventBatch}) and its credit is granted for.
+     * subscription_id, shards, channels, incarnations?}: the subscription's shards and, at the same index, the
+     * channel its events arrive on ({@link BinaryMuxEventBatch}) and its credit is granted for, and (ephemeral
+     * streams, {@link Capabilities#GAP_NOTICES}) the shard's incarnation, as {@code event_stream_hello} gives it.
      *
      * @param requestId      u64, echoed from the request
      * @param subscriptionId u64
      * @param shards         u32 shards
      * @param channels       u32 channels, one per shard
+     * @param incarnations   u64 incarnation per shard, or null (a durable stream)
      */
-    record MuxSubscribed(long requestId, long subscriptionId, List<Integer> shards, List<Integer> channels)
-        implements Message {
+    record MuxSubscribed(long requestId, long subscriptionId, List<Integer> shards, List<Integer> channels,
+                         List<Long> incarnations) implements Message {
         public MuxSubscribed {
             shards = List.copyOf(Objects.requireNonNull(shards, "shards"));
             channels = List.copyOf(Objects.requireNonNull(channels, "channels"));
-            if (shards.size() != channels.size()) {
-                throw new IllegalArgumentException("mux_subscribed: " + shards.size() + " shards but "
-                    + channels.size() + " channels");
+            incarnations = incarnations == null ? null : List.copyOf(incarnations);
+            if (shards.size() != channels.size() || (incarnations != null && incarnations.size() != shards.size())) {
+                throw new IllegalArgumentException("mux_subscribed: " + shards.size() + " shards, "
+                    + channels.size() + " channels, " + (incarnations == null ? 0 : incarnations.size())
+                    + " incarnations");
             }
         }
 

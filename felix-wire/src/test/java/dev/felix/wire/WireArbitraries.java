@@ -247,8 +247,11 @@ final class WireArbitraries {
                 Arbitraries.of(QueuePolicy.class).injectNull(0.5), optU32(), optU64(), optU64())
             .as((id, s, st, sh, qp, qe, qb, inc) -> new Message.MuxSubscribe(id, s.tenant, s.namespace, s.name, st, sh,
                 qp, qe, qb, inc, 8192)));
-        m.put(MessageType.MUX_SUBSCRIBED, Combinators.combine(u64(), u64(), u32i.list().ofMaxSize(4))
-            .as((id, sub, shards) -> new Message.MuxSubscribed(id, sub, shards, shards.stream().map(x -> x ^ 5).toList())));
+        m.put(MessageType.MUX_SUBSCRIBED, Combinators.combine(u64(), u64(), u32i.list().ofMaxSize(4),
+                Arbitraries.of(true, false))
+            .as((id, sub, shards, inc) -> new Message.MuxSubscribed(id, sub, shards,
+                shards.stream().map(x -> x ^ 5).toList(), inc ? shards.stream().map(x -> (long) x * 31L - 7L).toList()
+                    : null)));
         m.put(MessageType.CREDIT, Combinators.combine(u32i, u32i).as(Message.Credit::new));
         m.put(MessageType.UNSUBSCRIBE, u64().map(Message.Unsubscribe::new));
         m.put(MessageType.SUBSCRIPTION_ENDED, Combinators.combine(u32i, text(), text()).as(Message.SubscriptionEnded::new));

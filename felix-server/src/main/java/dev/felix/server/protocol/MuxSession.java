@@ -157,8 +157,14 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             context.metrics.subscriptionsOpened.increment();
         }
         bySubscription.put(subscriptionId, opened);
+        // Ephemeral shards name their incarnation, so a client can resume against it later and be told (with
+        // an incarnation gap) if the shard's memory was lost in between.
+        List<Long> incarnations = null;
+        if (Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES) && !subscriptions.get(0).durable()) {
+            incarnations = subscriptions.stream().map(Subscription::incarnation).toList();
+        }
         // The reply goes out before any event: deliveries start only once it is written.
-        session.write(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids));
+        session.write(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids, incarnations));
         for (Channel c : opened) {
             c.subscription.listen(c);
         }

@@ -133,6 +133,12 @@ class ConnectionAbuseTest {
                 abrupt.abort(0x1234, "client crashed");
                 BrokerGauges.awaitConnections(broker, connectionsBaseline + 1); // the resetter remains
                 BrokerGauges.awaitSubscriptions(broker, subscriptionsBaseline);
+                // A round trip on the resetter each round: it keeps working, and is never idle for the short
+                // idle timeout however long a round takes on a busy machine.
+                RawStream alive = resetter.authenticated(Capabilities.ALL);
+                alive.send(new Message.Publish("t1", "default", "after-reset", HELLO, 100L + round,
+                        AckMode.PER_MESSAGE, null, null));
+                assertThat(alive.frame(1).message()).isInstanceOf(Message.PublishOk.class);
             }
 
             assertThat(resetter.isActive()).isTrue();

@@ -138,10 +138,12 @@ class MalformedInputTest {
                 "unsupported version 2"));
         list.add(new Hostile("version 0", concat(header(FrameHeader.MAGIC, 0, 0, 2), "{}".getBytes()), false,
                 "unsupported version 0"));
-        for (int bit = 0x0040; bit <= 0x8000; bit <<= 1) {
+        for (int bit = 0x0040; bit <= 0x4000; bit <<= 1) {
             list.add(new Hostile(String.format("unknown flag bit 0x%04x", bit),
                     concat(header(bit, 2), "{}".getBytes()), false, "unknown flag bits"));
         }
+        list.add(new Hostile("the broker-to-client mux flag 0x8024 from a client",
+                concat(header(0x8024, 2), "{}".getBytes()), false, "not valid from a client"));
         list.add(new Hostile("unknown flag bits with known ones (0x0041)", concat(header(0x0041, 2), "{}".getBytes()),
                 false, "unknown flag bits"));
         list.add(new Hostile("declared length 2^32-1, header only", header(0, 0xFFFF_FFFFL), false,
