@@ -632,6 +632,15 @@ public final class Shard {
             end(s, error);
             return null;
         }
+        if (result instanceof ReadResult.Corrupted corrupted) {
+            // Interim (storage branch): as before, a damaged range ends the subscription with `corruption`, but
+            // only after every intact record before it was delivered. To become gap{reason: corruption}.
+            FelixError error = ShardLog.toError(corrupted.toException(), "cannot read the log of " + label
+                    + " at offset " + s.next);
+            LOG.error("{}; ending that subscription", error.message());
+            end(s, error);
+            return null;
+        }
         if (result instanceof ReadResult.Trimmed trimmed) {
             long oldest = Math.min(trimmed.oldest(), until);
             metrics.retentionMissedEvents.add(oldest - s.next);
