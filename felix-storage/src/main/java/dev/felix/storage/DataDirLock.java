@@ -81,6 +81,9 @@ public final class DataDirLock implements AutoCloseable {
                 try {
                     lock = ch.tryLock();
                 } catch (final OverlappingFileLockException sameJvm) {
+                    // Something else in this JVM locked the file. Closing our descriptor would release its POSIX
+                    // lock too, so this one descriptor is deliberately left open.
+                    ch = null;
                     throw refused(dataDir, file, self, " in this process");
                 }
                 if (lock == null) {

@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Child process for {@link ReplicaCrashTest}: works a log as a follower does, from one thread, printing every
- * operation before it starts and again once it is durable, until it is killed:
+ * Child process for {@link ReplicaCrashTest}: works a log as a follower does, from one thread, writing a line
+ * to its operation file before every operation starts and again once it is durable, until it is killed. (A
+ * file, not stdout: the JDK may drop the last bytes of a killed child's stdout pipe, see the test.)
  *
  * <pre>
  * OPEN &lt;base&gt; &lt;tail&gt; &lt;lastEpoch&gt;
@@ -58,7 +59,9 @@ public final class ReplicaCrashWriterMain {
     public static void main(final String[] args) throws Exception {
         final Path dir = Path.of(args[0]);
         final int round = Integer.parseInt(args[1]);
-        final PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+        // Each println is one write(2) of a whole line, done before the next operation starts: a kill leaves
+        // every line written so far in the page cache.
+        final PrintStream out = new PrintStream(new java.io.FileOutputStream(args[2], true), true,
             StandardCharsets.US_ASCII);
         final StorageRuntime runtime = StorageRuntime.create();
         final SegmentedLog log = SegmentedLog.open(dir, config(), runtime);
