@@ -88,7 +88,7 @@ final class LogTruncation {
                         first = false;
                         continue;
                     }
-                    if (fromIndex && first && step == RecordScanner.Step.FAULT) {
+                    if (fromIndex && first && step == RecordScanner.Step.FAULT && !seg.damage.containsKey(sc.position())) {
                         start = SegmentHeaderDescriptor.LENGTH; // distrust the index entry
                         expected = seg.baseOffset;
                         fromIndex = false;

@@ -745,9 +745,10 @@ public final class SegmentedLog implements AutoCloseable {
                 if (next >= end) {
                     return next;
                 }
-                if (fromIndex && first && step == RecordScanner.Step.FAULT) {
-                    // The entry did not lead to a valid record: an index is never trusted, so scan from the segment
-                    // start. If the same bytes fail again the data is damaged; otherwise the index was wrong.
+                if (fromIndex && first && step == RecordScanner.Step.FAULT && !seg.damage.containsKey(sc.position())) {
+                    // The entry did not lead to a valid record (and no known damage is there): an index is never
+                    // trusted, so scan from the segment start. If the same bytes fail again the data is damaged;
+                    // otherwise the index was wrong.
                     suspectIndexPos = pos;
                     fromIndex = false;
                     pos = SegmentHeaderDescriptor.LENGTH;
