@@ -24,6 +24,8 @@ public final class CoreMetrics {
     public final LongAdder gapNotices = new LongAdder();
     /** Events subscribers missed because retention (or the memory ring) dropped them first. */
     public final LongAdder retentionMissedEvents = new LongAdder();
+    /** Events subscribers missed because they are damaged on disk (each range reported as a gap). */
+    public final LongAdder corruptMissedEvents = new LongAdder();
     /** Times a {@code block} subscriber stopped its shard's writer. */
     public final LongAdder writerBlocked = new LongAdder();
     /** Times a {@code catch_up} subscriber was detached from live delivery to read history. */

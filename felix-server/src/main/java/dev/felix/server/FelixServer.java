@@ -16,6 +16,7 @@ import dev.felix.server.config.BrokerConfig;
 import dev.felix.server.metrics.BrokerMetrics;
 import dev.felix.server.protocol.ServerContext;
 import dev.felix.server.protocol.StreamInitializers;
+import dev.felix.storage.DataDirLock;
 import dev.felix.transport.QuicServer;
 import dev.felix.transport.TlsMaterial;
 import java.io.IOException;
@@ -50,6 +51,7 @@ public final class FelixServer implements AutoCloseable {
     private final Path certificateFile;
     private volatile boolean ready;
     private volatile boolean closed;
+    private volatile DataDirLock dataDirLock;
 
     private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
             QuicServer quic, AdminHttpServer http, TlsMaterial tls, Path certificateFile) {
@@ -63,7 +65,10 @@ public final class FelixServer implements AutoCloseable {
         this.certificateFile = certificateFile;
     }
 
-    /** Starts a node; throws with a clear message if a port is taken or the TLS files are unusable. */
+    /**
+     * Starts a node; throws with a clear message if the data directory is in use by another broker (it is
+     * locked for the node's life, see {@link DataDirLock}), a port is taken or the TLS files are unusable.
+     */
     public static FelixServer start(BrokerConfig config) throws Exception {
         return start(config, null, null);
     }
@@ -74,6 +79,18 @@ public final class FelixServer implements AutoCloseable {
      */
     public static FelixServer start(BrokerConfig config, Metadata metadata, Router router) throws Exception {
         Files.createDirectories(config.dataDir());
+        DataDirLock lock = DataDirLock.acquire(config.dataDir());
+        try {
+            FelixServer server = startLocked(config, metadata, router);
+            server.dataDirLock = lock;
+            return server;
+        } catch (Exception | Error e) {
+            lock.close();
+            throw e;
+        }
+    }
+
+    private static FelixServer startLocked(BrokerConfig config, Metadata metadata, Router router) throws Exception {
         TlsMaterial tls;
         Path certFile;
         if (config.tlsCert() != null) {
@@ -227,6 +244,7 @@ public final class FelixServer implements AutoCloseable {
         quic.close();
         http.close();
         metrics.close();
+        dataDirLock.close();
         LOG.info("felix stopped");
     }
 }

@@ -134,7 +134,7 @@ class DurableStreamIntegrationTest {
     }
 
     @Test
-    void aCorruptLogFailsOnlyItsStreamWithTheFileAndPosition() throws Exception {
+    void aDamagedRecord_reachesSubscribersAsACorruptionGap_andEverythingElseIsServed() throws Exception {
         StreamRef healthy = StreamRef.parse("t1/default/healthy");
         try (TestBroker broker = TestBroker.start(dir, Map.of("segment_bytes", "4096"));
                 FelixClient c = broker.connect()) {
@@ -152,15 +152,22 @@ class DurableStreamIntegrationTest {
             segment = files.filter(f -> f.toString().contains("orders") && f.getFileName().toString()
                     .equals("00000000000000000000.log")).findFirst().orElseThrow();
         }
-        flipByte(segment, 200);
+        flipByte(segment, 200); // the payload of record 3 (records of 16-byte payloads are 44 bytes, from byte 32)
         try (TestBroker broker = TestBroker.start(dir, Map.of("segment_bytes", "4096"));
                 FelixClient c = broker.connect()) {
-            assertThatThrownBy(() -> c.subscribe(SubscribeOptions.of(ORDERS).fromEarliest()).next(Duration.ofSeconds(10)))
-                    .isInstanceOfSatisfying(FelixClientException.class, e -> {
-                        assertThat(e.code()).isEqualTo(ErrorCode.CORRUPTION);
-                        assertThat(e.getMessage()).contains("00000000000000000000.log").contains("position");
-                    });
-            // The other stream keeps serving.
+            // Every intact record is served; the damaged one is a gap that says why (loss is never silent).
+            Subscription sub = c.subscribe(SubscribeOptions.of(ORDERS).fromEarliest());
+            assertThat(readRange(sub, 0, 3)).isEqualTo(3);
+            assertThat(sub.next(Duration.ofSeconds(10))).isInstanceOfSatisfying(Gap.class, g -> {
+                assertThat(g.reason()).isEqualTo("corruption");
+                assertThat(g.from()).isEqualTo(3);
+                assertThat(g.to()).isEqualTo(3);
+            });
+            assertThat(readRange(sub, 4, 200)).as("the records after the damage").isEqualTo(196);
+            assertThat(broker.server().broker().metrics().corruptMissedEvents.sum()).isEqualTo(1);
+            assertThat(broker.scrapeMetrics()).contains("felix_corruption_missed_events_total 1.0");
+            // The stream still takes publishes, and the other stream is untouched.
+            assertThat(c.publisher(ORDERS).publish(payload(200)).firstOffset()).isEqualTo(200);
             assertThat(c.publisher(healthy).publish(payload(1)).firstOffset()).isEqualTo(1);
             assertThat(readRange(c.subscribe(SubscribeOptions.of(healthy).fromEarliest()), 0, 2)).isEqualTo(2);
         }

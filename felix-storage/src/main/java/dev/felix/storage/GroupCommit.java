@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * them, a pass waits a little (at most {@link #MAX_LINGER_NANOS} and 1/{@link #LINGER_FRACTION} of the last
  * flush time) until as many requests wait as the recent peak fan-in. A lone writer (peak 1) never waits.
  *
+ * <p><b>Fencing.</b> Before forcing, a pass asks the log's writer session whether another writer started on the
+ * directory ({@link WriterHistory#check}); if so the log is stopped like a failed flush, with
+ * {@link StorageErrorCode#CONCURRENT_WRITER}, so nothing more is acknowledged.
+ *
  * <p><b>Failure.</b> A failed device flush may have dropped dirty pages (Linux reports an fsync error once and
  * may then report success for data it lost), so the log is poisoned: pending and future flushes and appends
  * fail with {@link StorageErrorCode#SYNC_FAILED} until the log is reopened and recovery re-reads what is
@@ -95,12 +99,17 @@ final class GroupCommit {
     private volatile int peakFanIn;
     private volatile long lastSyncNanos;
 
-    GroupCommit(final Path dir, final Supplier<LogState> state, final StorageRuntime runtime, final long durableOffset) {
+    /** Fence check run by every pass before it forces anything: non-null stops the log (see {@link WriterHistory}). */
+    private final Supplier<StorageException> fence;
+
+    GroupCommit(final Path dir, final Supplier<LogState> state, final StorageRuntime runtime, final long durableOffset,
+                final Supplier<StorageException> fence) {
         this.dir = dir;
         this.state = state;
         this.runtime = runtime;
         this.metrics = runtime.metrics();
         this.durableOffset = durableOffset;
+        this.fence = fence;
     }
 
     long durableOffset() {
@@ -187,6 +196,37 @@ final class GroupCommit {
         if (offset < durableOffset) {
             durableOffset = offset;
         }
+    }
+
+    /** Sets the durable offset after a reset (everything below it is gone, so trivially durable). Caller holds {@link #flushLock()}. */
+    void resetDurable(final long offset) {
+        durableOffset = offset;
+    }
+
+    /**
+     * Removes the waiters at or below {@code offset} (a reset removed the records they wait for) and returns the
+     * action failing them with {@code e}; the caller holds {@link #flushLock()} (so no pass completes them first)
+     * and runs the action outside every lock.
+     */
+    Runnable detachAtOrBelow(final long offset, final StorageException e) {
+        final List<Waiter> gone = new ArrayList<>();
+        waitersLock.lock();
+        try {
+            final List<Waiter> keep = new ArrayList<>();
+            for (final Waiter w : waiters) {
+                (w.upto <= offset ? gone : keep).add(w);
+            }
+            waiters.clear();
+            waiters.addAll(keep);
+            maxRequested = keep.stream().mapToLong(Waiter::upto).max().orElse(Long.MIN_VALUE);
+        } finally {
+            waitersLock.unlock();
+        }
+        return () -> {
+            for (final Waiter w : gone) {
+                w.future.completeExceptionally(e);
+            }
+        };
     }
 
     /** Fails waiters above {@code offset} (their records were truncated away). */
@@ -300,6 +340,11 @@ final class GroupCommit {
             }
             linger();
             syncRequested = false;
+            final StorageException fenced = fence.get();
+            if (fenced != null) {
+                failure = fenced; // another writer took over the directory: stop before acknowledging anything
+                return false;
+            }
             final LogState st = state.get();
             // Read the tail before forcing: every record below it is fully written before the force starts.
             final long target = st.active().nextOffset();

@@ -25,7 +25,8 @@ import java.util.OptionalLong;
  *   <tr><td>{@code retentionAge}</td><td>unset</td><td>&gt; 0; drop segments whose newest record is older</td></tr>
  *   <tr><td>{@code retentionCheckInterval}</td><td>60 s</td><td>&gt; 0; how often the runtime enforces retention</td></tr>
  *   <tr><td>{@code verifyAllOnOpen}</td><td>false</td><td>scan every sealed segment fully at open</td></tr>
- *   <tr><td>{@code repairCorruptTail}</td><td>false</td><td>also repair a corrupt (not just torn) last record</td></tr>
+ *   <tr><td>{@code repairCorruptTail}</td><td>false</td><td>no effect any more (torn and corrupt tails are both cut by
+ *       default when no valid record follows)</td></tr>
  * </table>
  */
 public final class LogConfig {
@@ -248,8 +249,10 @@ public final class LogConfig {
         }
 
         /**
-         * Also repair a last record that is corrupt rather than merely cut off (see the recovery table in
-         * {@link SegmentedLog}). Off by default because a complete-but-corrupt record may have been acknowledged.
+         * Kept for compatibility; it no longer changes anything. Every repair it used to allow (a damaged last
+         * record of the newest segment) now happens by default: damage in the newest segment after which no valid
+         * record follows is a torn tail and is cut (see the recovery table in {@link SegmentedLog}); damage
+         * followed by a valid record is never cut.
          */
         public Builder repairCorruptTail(final boolean repair) {
             this.repairCorruptTail = repair;

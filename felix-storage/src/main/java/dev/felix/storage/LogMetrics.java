@@ -43,6 +43,8 @@ public final class LogMetrics {
     private final LongAdder reads = new LongAdder();
     private final LongAdder readRecords = new LongAdder();
     private final LongAdder readBytes = new LongAdder();
+    private final LongAdder corruptRanges = new LongAdder();
+    private final LongAdder corruptOffsets = new LongAdder();
 
     LogMetrics() {
     }
@@ -112,6 +114,11 @@ public final class LogMetrics {
         reads.increment();
         readRecords.add(records);
         readBytes.add(bytes);
+    }
+
+    void corruptRange(final long offsets) {
+        corruptRanges.increment();
+        corruptOffsets.add(offsets);
     }
 
     /** Append calls that succeeded. */
@@ -237,6 +244,19 @@ public final class LogMetrics {
         return readBytes.sum();
     }
 
+    /**
+     * Damaged ranges found in logs (at open or by reads), each counted once per open log however often it is
+     * read; see {@link ReadResult.Corrupted}.
+     */
+    public long corruptRanges() {
+        return corruptRanges.sum();
+    }
+
+    /** Offsets inside those ranges (records that cannot be served). */
+    public long corruptOffsets() {
+        return corruptOffsets.sum();
+    }
+
     /** All counters under upstream's Prometheus names (insertion-ordered). */
     public Map<String, Long> snapshot() {
         final Map<String, Long> m = new LinkedHashMap<>();
@@ -264,6 +284,8 @@ public final class LogMetrics {
         m.put("felix_storage_read_total", reads());
         m.put("felix_storage_read_records_total", readRecords());
         m.put("felix_storage_read_bytes_total", readBytes());
+        m.put("felix_storage_corrupt_ranges_total", corruptRanges());
+        m.put("felix_storage_corrupt_offsets_total", corruptOffsets());
         return m;
     }
 }

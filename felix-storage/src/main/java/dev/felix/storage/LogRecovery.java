@@ -16,22 +16,28 @@ import org.slf4j.LoggerFactory;
  * <b>Not thread-safe; confined to the thread opening the log, before the log is published.</b>
  *
  * <p>Recovery of one log directory at open: validate everything that will be trusted, repair only what is
- * provably an unfinished write, refuse (naming file and byte position) everything else.
+ * provably an unfinished write, serve around damage in sealed segments, refuse (naming file and byte
+ * position) everything else.
  *
  * <pre>
  * mkdir -p dir (fsync the parent when created)
+ * reset marker: reset.pending.tmp deleted (reset undone); reset.pending finished (see ResetMarkerDescriptor)
  * ids = numeric sort of &lt;digits&gt;.log
  * while &gt;1 segment and the newest is shorter than a header: delete it (a roll interrupted before its
  *       header was written)
  * none left: create segment 0 at offset 0
  * each sealed segment (all but the newest):
- *     header valid; base offset continues the previous segment
+ *     header valid (else CORRUPTION); base offset continues the previous segment (else CORRUPTION)
  *     index valid and non-empty and !verifyAllOnOpen: verify from the last index entry to the end
- *     otherwise (or if that fails): full scan, index rebuilt if it differs
- *     any fault: CORRUPTION (sealed segments are never repaired); must end exactly at file length
- * newest segment: header valid; full scan; fault at the tail repaired per the table in SegmentedLog
- *     (TRUNCATED always, others only with repairCorruptTail), WARN logged; index rebuilt if it differs
+ *     otherwise (or if that fails): full scan; damage is not repaired but located: the next record that
+ *         verifies and continues the offsets ends the damaged range, scanning goes on from it; damage with no
+ *         valid record after it runs to the segment's end (the next segment's base offset bounds it); every
+ *         range is registered for reads (ReadResult.Corrupted), logged at ERROR and counted
+ *     index rebuilt if it differs
+ * newest segment: header valid; full scan; damage after which no valid record follows is a torn tail: cut,
+ *     WARN logged (file, position, bytes cut); damage followed by a valid record: CORRUPTION
  *     base must continue the chain; if not and it has no records, it is an abandoned segment: deleted
+ * epoch history loaded (torn last entry cut; entries past the tail moved to it)
  * force every segment and the directory (a crashed predecessor may have left unforced page-cache data
  * that is now reported durable); durable offset = tail
  * </pre>
@@ -41,8 +47,9 @@ import org.slf4j.LoggerFactory;
 final class LogRecovery {
     private static final Logger LOG = LoggerFactory.getLogger(LogRecovery.class);
 
-    /** The segments ready to be served, and the report. */
-    record Recovered(List<Segment> sealed, Segment active, RecoveryReport report) {
+    /** The segments ready to be served, the epoch history, the damage found and the report. */
+    record Recovered(List<Segment> sealed, Segment active, EpochHistory epochs, List<CorruptRange> damage,
+                     RecoveryReport report) {
     }
 
     private final Path dir;
@@ -52,6 +59,10 @@ final class LogRecovery {
     private int indexesRebuilt;
     private int abandoned;
     private RecoveryReport.TailRepair tailRepair;
+    private final List<CorruptRange> damage = new ArrayList<>();
+    /** A sealed segment whose damage ran to its end: its next offset comes from the following segment. */
+    private Segment openEnded;
+    private Scan openEndedScan;
 
     private LogRecovery(final Path dir, final LogConfig config, final StorageRuntime runtime) {
         this.dir = dir;
@@ -75,6 +86,7 @@ final class LogRecovery {
                     SegmentFiles.fsyncDirectory(parent);
                 }
             }
+            final boolean resetCompleted = LogReset.recover(dir, config, runtime);
             final List<Long> ids = new ArrayList<>(SegmentFiles.listIds(dir));
             while (!ids.isEmpty() && headerless(ids.get(ids.size() - 1))
                 && (ids.size() > 1 || ids.get(0) == 0)) {
@@ -93,7 +105,7 @@ final class LogRecovery {
                 for (int i = 0; i < ids.size() - 1; i++) {
                     final Segment s = openSealed(ids.get(i), prevEnd, opened);
                     sealed.add(s);
-                    prevEnd = s.nextOffset();
+                    prevEnd = s == openEnded ? -1 : s.nextOffset();
                 }
                 Segment newest = openActive(ids.get(ids.size() - 1), prevEnd, opened);
                 if (newest == null) {
@@ -101,10 +113,12 @@ final class LogRecovery {
                     final Segment prev = sealed.remove(sealed.size() - 1);
                     opened.remove(prev);
                     prev.closeQuietly();
+                    damage.removeIf(d -> d.segmentId() == prev.id);
                     newest = openActive(prev.id, sealed.isEmpty() ? -1 : sealed.get(sealed.size() - 1).nextOffset(), opened);
                 }
                 active = newest;
             }
+            final EpochHistory epochs = EpochHistory.load(dir, runtime.opener(), active.nextOffset());
             for (final Segment s : opened) {
                 s.log.force();
                 s.syncedSize = s.size();
@@ -113,11 +127,17 @@ final class LogRecovery {
             }
             SegmentFiles.fsyncDirectory(dir);
             final LogState st = new LogState(sealed, active);
+            final List<ReadResult.Corrupted> found = new ArrayList<>();
+            for (final CorruptRange d : damage) {
+                if (d.count() > 0) {
+                    found.add(d.toResult(d.from()));
+                }
+            }
             final RecoveryReport report = new RecoveryReport(dir, created, st.segmentCount(), st.baseOffset(),
                 active.nextOffset(), bytesScanned, Optional.ofNullable(tailRepair), indexesRebuilt, abandoned,
-                Duration.ofNanos(System.nanoTime() - t0));
+                Duration.ofNanos(System.nanoTime() - t0), found, resetCompleted);
             LOG.debug("recovered {}: {}", dir, report);
-            return new Recovered(sealed, active, report);
+            return new Recovered(sealed, active, epochs, List.copyOf(damage), report);
         } catch (final IOException e) {
             closeAll(opened);
             throw StorageException.io("recovery of log failed", dir, e);
@@ -140,7 +160,7 @@ final class LogRecovery {
     }
 
     /** Opens the .log, validates its header; returns the segment (not yet restored). */
-    private Segment openWithHeader(final long id, final long prevEnd, final List<Segment> opened) throws IOException {
+    private Segment openWithHeader(final long id, final List<Segment> opened) throws IOException {
         final Path path = SegmentFiles.logPath(dir, id);
         final SegmentChannel log = SegmentChannel.open(path, SegmentChannel.READ_WRITE, SegmentChannel.READ_WRITE,
             runtime.opener());
@@ -166,8 +186,8 @@ final class LogRecovery {
     }
 
     private Segment openSealed(final long id, final long prevEnd, final List<Segment> opened) throws IOException {
-        final Segment seg = openWithHeader(id, prevEnd, opened);
-        checkChain(seg, prevEnd);
+        final Segment seg = openWithHeader(id, opened);
+        continueChain(seg, prevEnd);
         final long length = seg.log.size();
         final IndexFile.Loaded loaded = IndexFile.load(seg.index, seg.index.size(), seg.baseOffset, length);
         if (!config.verifyAllOnOpen() && loaded.usable() && loaded.count() > 0) {
@@ -176,7 +196,7 @@ final class LogRecovery {
                 seg.sparse.add(e[2 * i], e[2 * i + 1]);
             }
             final int last = loaded.count() - 1;
-            final Scan tail = scan(seg, e[2 * last + 1], length, e[2 * last], true);
+            final Scan tail = scan(seg, e[2 * last + 1], length, e[2 * last], false);
             if (tail.fault == null) {
                 if (seg.sparse.count() > loaded.count()) {
                     persistIndex(seg); // the tail held entries the file missed
@@ -185,61 +205,44 @@ final class LogRecovery {
                 seg.sealed = true;
                 return seg;
             }
-            LOG.warn("index {} does not match its segment ({} at {}); scanning the whole segment", seg.indexPath,
-                tail.fault, tail.faultPosition);
+            LOG.warn("index {} does not lead to valid records to the end of its segment ({} at {}); scanning the "
+                + "whole segment", seg.indexPath, tail.fault, tail.faultPosition);
             seg.sparse.truncateTo(0);
         }
         final Scan full = scan(seg, SegmentHeaderDescriptor.LENGTH, length, seg.baseOffset, true);
-        if (full.fault != null) {
-            throw StorageException.corruption(full.fault, seg.logPath, full.faultPosition,
-                full.detail + "; the segment is sealed, so this is not an unfinished write and is never repaired");
-        }
         if (!sameEntries(loaded, seg.sparse)) {
             persistIndex(seg);
         }
         seg.restore(length, full.nextOffset, full.lastTimestamp);
         seg.sealed = true;
-        return seg;
-    }
-
-    /** Returns null when the segment is an abandoned roll (no records, base not continuing the chain); it is deleted. */
-    private Segment openActive(final long id, final long prevEnd, final List<Segment> opened) throws IOException {
-        final Segment seg = openWithHeader(id, prevEnd, opened);
-        long length = seg.log.size();
-        final IndexFile.Loaded loaded = IndexFile.load(seg.index, seg.index.size(), seg.baseOffset, length);
-        final Scan full = scan(seg, SegmentHeaderDescriptor.LENGTH, length, seg.baseOffset, true);
         if (full.fault != null) {
-            if (!repairable(full, length)) {
-                final boolean flagHelps = full.fault != CorruptionKind.TRUNCATED && !config.repairCorruptTail()
-                    && repairableWithFlag(full, length);
-                throw StorageException.corruption(full.fault, seg.logPath, full.faultPosition, full.detail
-                    + (flagHelps ? "; this is the last record of the newest segment: if it was never acknowledged, "
-                    + "reopen with repairCorruptTail=true to cut it off" : "; not at the tail, refusing to open"));
-            }
-            final long cut = length - full.faultPosition;
-            LOG.warn("repaired torn tail of {}: cut {} bytes at byte position {} ({}: {}); log continues at offset {}",
-                seg.logPath, cut, full.faultPosition, full.fault, full.detail, full.nextOffset);
-            seg.log.truncate(full.faultPosition);
-            tailRepair = new RecoveryReport.TailRepair(seg.logPath, full.faultPosition, cut, full.fault);
-            length = full.faultPosition;
+            // Damage with no valid record after it: the range ends where the next segment begins.
+            openEnded = seg;
+            openEndedScan = full;
         }
-        if (prevEnd >= 0 && seg.baseOffset != prevEnd) {
-            if (full.nextOffset == seg.baseOffset) {
-                opened.remove(seg);
-                seg.closeQuietly();
-                discard(id, "no records and base offset " + seg.baseOffset + " does not continue " + prevEnd);
-                return null;
-            }
-            checkChain(seg, prevEnd);
-        }
-        if (!sameEntries(loaded, seg.sparse)) {
-            persistIndex(seg);
-        }
-        seg.restore(length, full.nextOffset, full.lastTimestamp);
         return seg;
     }
 
-    private void checkChain(final Segment seg, final long prevEnd) {
+    /**
+     * Checks that {@code seg} continues the chain ({@code prevEnd}, or an open-ended damaged predecessor, whose
+     * range it then closes).
+     */
+    private void continueChain(final Segment seg, final long prevEnd) {
+        if (openEnded != null) {
+            final Segment prev = openEnded;
+            final Scan s = openEndedScan;
+            openEnded = null;
+            openEndedScan = null;
+            if (seg.baseOffset < s.faultExpected) {
+                throw StorageException.corruption(CorruptionKind.OFFSET_OUT_OF_ORDER, seg.logPath,
+                    SegmentHeaderDescriptor.BASE_OFFSET_OFFSET, "segment base offset " + seg.baseOffset + " is below "
+                    + s.faultExpected + ", the offset the damaged end of " + prev.logPath + " should continue at");
+            }
+            prev.restore(prev.size(), seg.baseOffset, s.lastTimestamp);
+            register(new CorruptRange(prev.id, prev.logPath, s.faultPosition, s.faultExpected, seg.baseOffset - 1, -1,
+                s.fault, s.detail), prev);
+            return;
+        }
         if (prevEnd >= 0 && seg.baseOffset != prevEnd) {
             throw StorageException.corruption(CorruptionKind.OFFSET_OUT_OF_ORDER, seg.logPath,
                 SegmentHeaderDescriptor.BASE_OFFSET_OFFSET, "segment base offset " + seg.baseOffset
@@ -247,26 +250,62 @@ final class LogRecovery {
         }
     }
 
-    private boolean repairable(final Scan s, final long length) {
-        return s.fault == CorruptionKind.TRUNCATED || (config.repairCorruptTail() && repairableWithFlag(s, length));
+    /** Returns null when the segment is an abandoned roll (no records, base not continuing the chain); it is deleted. */
+    private Segment openActive(final long id, final long prevEnd, final List<Segment> opened) throws IOException {
+        final Segment seg = openWithHeader(id, opened);
+        long length = seg.log.size();
+        final IndexFile.Loaded loaded = IndexFile.load(seg.index, seg.index.size(), seg.baseOffset, length);
+        final Scan full = scanToFirstFault(seg, SegmentHeaderDescriptor.LENGTH, length, seg.baseOffset, true);
+        refuseOversized(seg, full, length);
+        if (full.fault != null) {
+            final RecordResync.Found after = full.fault == CorruptionKind.TRUNCATED ? null : SegmentDamage.next(seg.log,
+                full.faultPosition, full.faultExpected, full.fault, full.faultClaimed, length, -1, config.maxPayloadBytes());
+            if (after != null) {
+                throw StorageException.corruption(full.fault, seg.logPath, full.faultPosition, full.detail
+                    + "; a valid record (offset " + after.offset() + " at byte position " + after.position()
+                    + ") follows the damage, so it is not a torn tail: refusing to open this log (`felix log verify` "
+                    + "lists the damage)");
+            }
+            final long cut = length - full.faultPosition;
+            LOG.warn("repaired torn tail of {}: cut {} bytes at byte position {} ({}: {}); no valid record follows; "
+                + "log continues at offset {}", seg.logPath, cut, full.faultPosition, full.fault, full.detail,
+                full.nextOffset);
+            seg.log.truncate(full.faultPosition);
+            tailRepair = new RecoveryReport.TailRepair(seg.logPath, full.faultPosition, cut, full.fault);
+            length = full.faultPosition;
+        }
+        if (openEnded == null && prevEnd >= 0 && seg.baseOffset != prevEnd) {
+            if (full.nextOffset == seg.baseOffset) {
+                opened.remove(seg);
+                seg.closeQuietly();
+                discard(id, "no records and base offset " + seg.baseOffset + " does not continue " + prevEnd);
+                return null;
+            }
+        }
+        continueChain(seg, prevEnd);
+        if (!sameEntries(loaded, seg.sparse)) {
+            persistIndex(seg);
+        }
+        seg.restore(length, full.nextOffset, full.lastTimestamp);
+        return seg;
     }
 
-    /** The {@code repairCorruptTail} column of the table: only a failure that reaches the end of the file. */
-    private static boolean repairableWithFlag(final Scan s, final long length) {
-        final long pos = s.faultPosition;
-        switch (s.fault) {
-            case TRUNCATED:
-                return true;
-            case RECORD_HEADER_CHECKSUM:
-                return pos + RecordDescriptor.HEADER_LENGTH >= length;
-            case RECORD_CHECKSUM:
-            case OFFSET_OUT_OF_ORDER:
-                return pos + RecordDescriptor.HEADER_LENGTH + s.faultClaimed >= length;
-            case RECORD_TOO_LARGE:
-                return pos + RecordDescriptor.HEADER_LENGTH + s.faultClaimed > length;
-            default:
-                return false;
+    /**
+     * A whole record (its header verified and its bytes all present) that is merely larger than
+     * {@code maxPayloadBytes} is not damage: the setting was lowered below stored data. Refuse, naming it.
+     */
+    private void refuseOversized(final Segment seg, final Scan s, final long length) {
+        if (s.fault == CorruptionKind.RECORD_TOO_LARGE
+            && s.faultPosition + RecordDescriptor.HEADER_LENGTH + s.faultClaimed <= length) {
+            throw StorageException.corruption(s.fault, seg.logPath, s.faultPosition, s.detail + "; the record is whole: "
+                + "maxPayloadBytes=" + config.maxPayloadBytes() + " is lower than records already stored, raise it");
         }
+    }
+
+    private void register(final CorruptRange r, final Segment seg) {
+        seg.damage.put(r.faultPosition(), r);
+        damage.add(r);
+        LOG.error("{}", r.describe());
     }
 
     private void persistIndex(final Segment seg) throws IOException {
@@ -284,18 +323,52 @@ final class LogRecovery {
     private static final class Scan {
         long nextOffset;
         long lastTimestamp = Long.MIN_VALUE;
+        /** The unresolved fault that ended the scan, if any. */
         CorruptionKind fault;
         long faultPosition;
         long faultClaimed;
+        long faultExpected;
         String detail;
     }
 
     /**
-     * Scans {@code [start, length)} verifying every record, feeding the index emission rule. Stops at the
-     * first fault (reported, not thrown).
+     * Scans {@code [start, length)} of a sealed segment verifying every record and feeding the index emission
+     * rule. With {@code locate}, damage is located and registered and the scan continues after it; a fault with
+     * no valid record after it ends the scan ({@code fault} set). Without, the first fault ends the scan.
      */
     private Scan scan(final Segment seg, final long start, final long length, final long expectedOffset,
-                      final boolean feedIndex) throws IOException {
+                      final boolean locate) throws IOException {
+        long pos = start;
+        long expected = expectedOffset;
+        Scan out = null;
+        while (true) {
+            final Scan s = scanToFirstFault(seg, pos, length, expected, true);
+            refuseOversized(seg, s, length);
+            if (out != null && s.lastTimestamp == Long.MIN_VALUE) {
+                s.lastTimestamp = out.lastTimestamp;
+            }
+            out = s;
+            if (s.fault == null || !locate) {
+                return s;
+            }
+            // Index the damaged record where an append indexed it, so the rebuilt index matches the original and
+            // stays valid (its first entry is the segment's first record even when that record is damaged).
+            seg.sparse.observe(s.faultExpected, s.faultPosition);
+            final RecordResync.Found f = SegmentDamage.next(seg.log, s.faultPosition, s.faultExpected, s.fault,
+                s.faultClaimed, length, -1, config.maxPayloadBytes());
+            if (f == null) {
+                return s;
+            }
+            register(new CorruptRange(seg.id, seg.logPath, s.faultPosition, s.faultExpected, f.offset() - 1,
+                f.position(), s.fault, s.detail), seg);
+            pos = f.position();
+            expected = f.offset();
+        }
+    }
+
+    /** Scans {@code [start, length)} verifying every record; stops at the first fault (reported, not thrown). */
+    private Scan scanToFirstFault(final Segment seg, final long start, final long length, final long expectedOffset,
+                                  final boolean feedIndex) throws IOException {
         final RecordScanner sc = new RecordScanner(seg.log, start, length, expectedOffset, config.maxPayloadBytes(),
             RecordScanner.SCAN_WINDOW_BYTES);
         final Scan out = new Scan();
@@ -309,6 +382,7 @@ final class LogRecovery {
                 out.fault = sc.fault();
                 out.faultPosition = sc.position();
                 out.faultClaimed = sc.faultClaimedLength();
+                out.faultExpected = sc.expectedOffset();
                 out.detail = sc.faultDetail();
                 break;
             }

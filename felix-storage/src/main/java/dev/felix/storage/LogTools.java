@@ -209,9 +209,11 @@ public final class LogTools {
     }
 
     /**
-     * Checks every segment header and record checksum, offset continuity within and across segments, and
-     * that index entries point at the records they name. Lists each problem with file and byte position;
-     * continues past a bad record when its header CRC still vouches for its length.
+     * Checks every segment header and record checksum, offset continuity within and across segments, that
+     * index entries point at the records they name, the epoch history ({@link EpochHistoryDescriptor}) and the
+     * writer history ({@link WriterHistoryDescriptor}: two writers at once, a log changed between writers).
+     * Lists each problem with file and byte position, and for damaged records what open and reads do about
+     * them; continues past damage at the next record that verifies and continues the offsets.
      *
      * @throws StorageException {@link StorageErrorCode#INVALID_ARGUMENT} when {@code path} is not a directory
      */
@@ -228,6 +230,8 @@ public final class LogTools {
                 segments++;
                 expected = verifySegment(dir, ids.get(i), expected, i == ids.size() - 1, problems, indexIssues, totals);
             }
+            verifyEpochHistory(dir, problems);
+            verifyWriterHistory(dir, problems);
         }
         return new Verification(List.copyOf(problems), List.copyOf(indexIssues), dirs.size(), segments, totals[0], totals[1]);
     }
@@ -250,9 +254,10 @@ public final class LogTools {
                     "segment base offset " + base + " does not continue the previous segment (expected " + expected + ")"));
             }
             final IndexCheck index = IndexCheck.open(dir, id, base, length, indexIssues);
-            final RecordScanner sc = new RecordScanner(ch, SegmentHeaderDescriptor.LENGTH, length, base,
+            RecordScanner sc = new RecordScanner(ch, SegmentHeaderDescriptor.LENGTH, length, base,
                 TOOL_MAX_PAYLOAD, RecordScanner.SCAN_WINDOW_BYTES);
             long next = base;
+            long checkedTo = length;
             boolean intact = true;
             while (true) {
                 final RecordScanner.Step step = sc.next(true);
@@ -266,24 +271,136 @@ public final class LogTools {
                     continue;
                 }
                 final CorruptionKind kind = sc.fault();
-                final boolean tornTail = newest && kind == CorruptionKind.TRUNCATED;
-                problems.add(new Problem(file, sc.position(), kind.name(), sc.faultDetail()
-                    + (tornTail ? " (torn tail of the newest segment: open repairs it)" : "")));
-                if (kind == CorruptionKind.RECORD_CHECKSUM || kind == CorruptionKind.OFFSET_OUT_OF_ORDER) {
-                    sc.skipFaulted(); // the header CRC passed, so the length is trustworthy
-                    next = sc.expectedOffset();
-                    continue;
+                final long at = sc.position();
+                final long expectedHere = sc.expectedOffset();
+                // Where do valid records (continuing the offsets) start again? That decides what open and reads do.
+                final RecordResync.Found after = SegmentDamage.next(ch, at, expectedHere, kind, sc.faultClaimedLength(),
+                    length, -1, TOOL_MAX_PAYLOAD);
+                final String note;
+                if (after == null) {
+                    note = newest ? " (torn tail of the newest segment: no valid record follows; open cuts it)"
+                        : " (no valid record follows in this sealed segment: offsets from " + expectedHere
+                        + " up to the next segment's base cannot be served; reads of them return Corrupted)";
+                } else if (newest) {
+                    note = " (offsets " + expectedHere + ".." + (after.offset() - 1) + " damaged; a valid record follows "
+                        + "at byte " + after.position() + ", so open refuses this log)";
+                } else {
+                    note = after.offset() == expectedHere ? " (no offset lost; records continue at byte " + after.position() + ")"
+                        : " (offsets " + expectedHere + ".." + (after.offset() - 1) + " cannot be served; reads of them "
+                        + "return Corrupted and continue at offset " + after.offset() + ")";
                 }
-                intact = false;
-                break;
+                problems.add(new Problem(file, at, kind.name(), sc.faultDetail() + note));
+                if (after == null) {
+                    intact = false;
+                    checkedTo = at;
+                    break;
+                }
+                sc = new RecordScanner(ch, after.position(), length, after.offset(), TOOL_MAX_PAYLOAD,
+                    RecordScanner.SCAN_WINDOW_BYTES);
+                next = after.offset();
             }
-            totals[1] += intact ? length : sc.position();
+            totals[1] += checkedTo;
             index.finish();
             return intact ? next : -1;
         } catch (final IOException e) {
             problems.add(new Problem(file, 0, "IO_ERROR", e.toString()));
             return -1;
         }
+    }
+
+    /** Epoch history: every entry's CRC and ordering (a torn last entry is reported; open cuts it). */
+    private static void verifyEpochHistory(final Path dir, final List<Problem> problems) {
+        final Path file = dir.resolve(EpochHistoryDescriptor.FILE_NAME);
+        if (!Files.isRegularFile(file)) {
+            return;
+        }
+        try {
+            final byte[] bytes = Files.readAllBytes(file);
+            final EpochHistory.Parsed parsed = EpochHistory.parse(file, bytes);
+            if (parsed.validLength() < bytes.length) {
+                problems.add(new Problem(file, parsed.validLength(), CorruptionKind.TRUNCATED.name(), "torn last epoch "
+                    + "history entry (" + (bytes.length - parsed.validLength()) + " bytes): open cuts it"));
+            }
+        } catch (final StorageException e) {
+            problems.add(new Problem(file, e.position().orElse(0), e.corruption().map(Enum::name).orElse("CORRUPTION"),
+                e.getMessage()));
+        } catch (final IOException e) {
+            problems.add(new Problem(file, 0, "IO_ERROR", e.toString()));
+        }
+    }
+
+    /**
+     * Writer history: two writer sessions that overlapped (one wrote an entry after a later session started),
+     * sessions fenced by another writer, and sessions that started at another offset than the previous one
+     * closed cleanly at (the log changed between them).
+     */
+    private static void verifyWriterHistory(final Path dir, final List<Problem> problems) {
+        final Path file = dir.resolve(WriterHistoryDescriptor.FILE_NAME);
+        if (!Files.isRegularFile(file)) {
+            return;
+        }
+        final WriterHistory.Decoded d;
+        try {
+            d = WriterHistory.decode(Files.readAllBytes(file));
+        } catch (final IOException e) {
+            problems.add(new Problem(file, 0, "IO_ERROR", e.toString()));
+            return;
+        }
+        for (int i = 0; i < d.problems().size(); i++) {
+            problems.add(new Problem(file, d.problemPositions().get(i), "WRITER_HISTORY", d.problems().get(i)));
+        }
+        final java.util.Map<Long, WriterHistory.Entry> starts = new java.util.HashMap<>();
+        final java.util.Map<Long, WriterHistory.Entry> supersededBy = new java.util.HashMap<>();
+        final java.util.Set<Long> open = new java.util.LinkedHashSet<>();
+        WriterHistory.Entry newest = null;
+        Long cleanEnd = null;
+        for (final WriterHistory.Entry e : d.entries()) {
+            switch (e.kind()) {
+                case WriterHistoryDescriptor.START:
+                    for (final long s : open) {
+                        supersededBy.putIfAbsent(s, e);
+                    }
+                    open.clear();
+                    if (cleanEnd != null && e.offset() != cleanEnd) {
+                        problems.add(new Problem(file, e.position(), "LOG_CHANGED_BETWEEN_WRITERS", "session "
+                            + sessionName(e) + " began writing at offset " + e.offset() + " but the previous session "
+                            + sessionName(newest) + " closed cleanly at offset " + cleanEnd + ": the log was changed "
+                            + "outside a writer session (another writer, or files copied or edited)"));
+                    }
+                    cleanEnd = null;
+                    starts.put(e.session(), e);
+                    open.add(e.session());
+                    newest = e;
+                    break;
+                case WriterHistoryDescriptor.END:
+                case WriterHistoryDescriptor.FENCED:
+                    final WriterHistory.Entry later = supersededBy.get(e.session());
+                    final WriterHistory.Entry own = starts.get(e.session());
+                    if (later != null) {
+                        problems.add(new Problem(file, e.position(), "CONCURRENT_WRITERS", "two writers worked on this "
+                            + "log at the same time: session " + sessionName(own == null ? e : own) + ", which began "
+                            + "writing at offset " + (own == null ? "?" : Long.toString(own.offset())) + ", wrote "
+                            + e.kindName() + " at offset " + e.offset() + " after session " + sessionName(later)
+                            + " began writing at offset " + later.offset() + "; records from offset "
+                            + Math.min(own == null ? later.offset() : own.offset(), later.offset())
+                            + " on may have been overwritten by the other writer"));
+                    } else if (e.kind() == WriterHistoryDescriptor.FENCED) {
+                        problems.add(new Problem(file, e.position(), "CONCURRENT_WRITERS", "session " + sessionName(e)
+                            + " stopped at offset " + e.offset() + " because another writer replaced or removed this "
+                            + "log's writer history"));
+                    }
+                    open.remove(e.session());
+                    cleanEnd = e.kind() == WriterHistoryDescriptor.END && newest != null
+                        && newest.session() == e.session() && later == null ? Long.valueOf(e.offset()) : null;
+                    break;
+                default:
+                    problems.add(new Problem(file, e.position(), "WRITER_HISTORY", "unknown entry kind " + e.kind()));
+            }
+        }
+    }
+
+    private static String sessionName(final WriterHistory.Entry e) {
+        return e == null ? "?" : Long.toHexString(e.session()) + " (pid " + e.pid() + ")";
     }
 
     /** Merges index entries against scanned records without holding more than the entries in memory. */
@@ -374,7 +491,7 @@ public final class LogTools {
         final List<Path> dirs = new ArrayList<>();
         try (DirectoryStream<Path> children = Files.newDirectoryStream(path, Files::isDirectory)) {
             for (final Path child : children) {
-                if (!ids(child).isEmpty()) {
+                if (!LogDirectories.isDeleted(child) && !ids(child).isEmpty()) {
                     dirs.add(child);
                 }
             }

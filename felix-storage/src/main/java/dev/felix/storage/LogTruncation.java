@@ -22,11 +22,12 @@ final class LogTruncation {
     private LogTruncation() {
     }
 
-    static void truncate(final Path dir, final AtomicReference<LogState> state, final long offset,
+    /** Returns the new tail: {@code offset}, or lower when the records just below it are damaged. */
+    static long truncate(final Path dir, final AtomicReference<LogState> state, final long offset,
                          final LogConfig config, final StorageRuntime runtime) throws IOException {
         final LogState st = state.get();
         if (offset >= st.active().nextOffset()) {
-            return;
+            return st.active().nextOffset();
         }
         final List<Segment> all = st.all();
         final List<Segment> keep = new ArrayList<>();
@@ -54,29 +55,61 @@ final class LogTruncation {
         SegmentFiles.fsyncDirectory(dir);
         active.dirSynced = true;
         state.set(new LogState(keep, active));
+        return active.nextOffset();
     }
 
-    /** Cuts {@code seg} so that {@code offset} is its next offset. */
+    /**
+     * Cuts {@code seg} so that {@code offset} is its next offset; when record {@code offset - 1} lies in a damaged
+     * range, the cut is made where the damage starts (the segment then ends before the range).
+     */
     private static void cut(final Segment seg, final long offset, final LogConfig config) throws IOException {
         long cutPosition = SegmentHeaderDescriptor.LENGTH;
         long lastTimestamp = Long.MIN_VALUE;
+        long newNext = offset;
         if (offset > seg.baseOffset) {
             // Start at an entry at or before offset - 1 so the timestamp of the new last record is seen.
             final int k = seg.sparse.floor(offset - 1);
-            final long start = k < 0 ? SegmentHeaderDescriptor.LENGTH : seg.sparse.positionAt(k);
-            final long expected = k < 0 ? seg.baseOffset : seg.sparse.offsetAt(k);
-            final RecordScanner sc = new RecordScanner(seg.log, start, seg.size(), expected, config.maxPayloadBytes(),
-                RecordScanner.READ_WINDOW_BYTES);
+            long start = k < 0 ? SegmentHeaderDescriptor.LENGTH : seg.sparse.positionAt(k);
+            long expected = k < 0 ? seg.baseOffset : seg.sparse.offsetAt(k);
+            boolean fromIndex = k >= 0;
+            scan:
             while (true) {
-                final RecordScanner.Step step = sc.next(false);
-                if (step != RecordScanner.Step.RECORD) {
-                    throw new IOException("cannot locate offset " + offset + " in " + seg.logPath + ": "
-                        + (step == RecordScanner.Step.END ? "end of segment" : sc.fault() + " at " + sc.position()));
-                }
-                if (sc.offset() == offset - 1) {
-                    lastTimestamp = sc.timestampMicros();
-                    cutPosition = sc.position();
-                    break;
+                final RecordScanner sc = new RecordScanner(seg.log, start, seg.size(), expected, config.maxPayloadBytes(),
+                    RecordScanner.READ_WINDOW_BYTES);
+                boolean first = true;
+                while (true) {
+                    final RecordScanner.Step step = sc.next(false);
+                    if (step == RecordScanner.Step.RECORD) {
+                        lastTimestamp = sc.timestampMicros();
+                        if (sc.offset() == offset - 1) {
+                            cutPosition = sc.position();
+                            break scan;
+                        }
+                        first = false;
+                        continue;
+                    }
+                    if (fromIndex && first && step == RecordScanner.Step.FAULT && !seg.damage.containsKey(sc.position())) {
+                        start = SegmentHeaderDescriptor.LENGTH; // distrust the index entry
+                        expected = seg.baseOffset;
+                        fromIndex = false;
+                        lastTimestamp = Long.MIN_VALUE;
+                        continue scan;
+                    }
+                    if (step == RecordScanner.Step.END) {
+                        throw new IOException("cannot locate offset " + offset + " in " + seg.logPath + ": end of segment");
+                    }
+                    final SegmentDamage.Located loc = SegmentDamage.forRead(seg, sc.position(), sc.expectedOffset(),
+                        sc.fault(), sc.faultClaimedLength(), sc.faultDetail(), config.maxPayloadBytes());
+                    final CorruptRange r = loc.range();
+                    if (offset - 1 <= r.to() || r.runsToSegmentEnd()) {
+                        cutPosition = r.faultPosition();
+                        newNext = r.from();
+                        break scan;
+                    }
+                    start = r.resumePosition();
+                    expected = r.to() + 1;
+                    fromIndex = false;
+                    continue scan;
                 }
             }
         }
@@ -84,6 +117,8 @@ final class LogTruncation {
         seg.sparse.truncateTo(cutPosition);
         IndexFile.rewrite(seg.index, seg.baseOffset, seg.sparse);
         seg.indexDirty = false;
-        seg.restore(cutPosition, offset, lastTimestamp);
+        final long cutAt = cutPosition;
+        seg.damage.keySet().removeIf(p -> p >= cutAt);
+        seg.restore(cutPosition, newNext, lastTimestamp);
     }
 }

@@ -18,7 +18,7 @@ package dev.felix.storage;
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                                                               | 12
- *  +          timestamp_micros (one value per appended batch)      +
+ *  +      timestamp_micros (per record; append: one per batch)     +
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                header_crc = CRC32(bytes 0..20)                | 20

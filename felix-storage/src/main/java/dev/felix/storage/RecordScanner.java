@@ -196,6 +196,17 @@ final class RecordScanner {
         return out;
     }
 
+    /**
+     * Copies the current record (header and payload, exactly as stored) into {@code dst} at {@code at}; the
+     * payload must have been verified ({@link #next(boolean) next(true)} or {@link #verifyCurrentPayload()}).
+     */
+    void copyRecordTo(final byte[] dst, final int at) {
+        if (!payloadVerified) {
+            throw new IllegalStateException("payload was not read; call next(true)");
+        }
+        window.get((int) (recordPosition - windowStart), dst, at, HEADER_LENGTH + payloadLength);
+    }
+
     private Step fail(final CorruptionKind kind, final long claimedLength, final String detail) {
         fault = kind;
         faultDetail = detail;

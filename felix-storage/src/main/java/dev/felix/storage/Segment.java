@@ -49,6 +49,11 @@ final class Segment {
     volatile boolean deleted;
     /** An index write failed while appending: the file must be rewritten from memory before it is forced. */
     volatile boolean indexDirty;
+    /**
+     * Damage found in this segment (at open or by reads), by byte position of the fault; filled once per range
+     * (put-if-absent), read by any reader. See {@link CorruptRange}.
+     */
+    final java.util.concurrent.ConcurrentHashMap<Long, CorruptRange> damage = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Flusher: bytes known to be on the device. */
     long syncedSize;

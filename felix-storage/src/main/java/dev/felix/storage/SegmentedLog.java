@@ -8,6 +8,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,42 +29,58 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Concurrency contract.</b> All methods are thread-safe.
  * <ul>
- *   <li>{@link #append} calls from any number of threads are serialised by the <em>append lock</em>; each
+ *   <li>{@link #append} (and {@link #appendAt}, {@link #appendRaw}, {@link #beginEpoch}, {@link #truncate},
+ *       {@link #resetTo}) calls from any number of threads are serialised by the <em>append lock</em>; each
  *       call assigns a contiguous offset range, encodes the batch into one buffer and writes it with one
  *       positioned write (batches over {@value StorageRuntime#MAX_STAGING_BYTES} bytes are written in
  *       chunks of that size). A batch never spans segments. The append lock is never held across a device
  *       flush: sealing a segment only queues its flush.</li>
- *   <li>{@link #read} runs concurrently with appends and other reads (shared <em>lifecycle</em> lock) and
+ *   <li>{@link #read} and {@link #readRaw} run concurrently with appends and other reads (shared
+ *       <em>lifecycle</em> lock) and
  *       sees only records whose bytes were fully written: an append publishes the new end of data before
  *       the new tail offset.</li>
  *   <li>{@link #flush} never blocks: it returns a future completed on a runtime flush thread once
  *       {@link #durableOffset()} covers the requested offset (see {@link GroupCommit}). Callers acknowledge a
  *       write only after that future completed normally.</li>
- *   <li>{@link #enforceRetention()}, {@link #truncate(long)} and {@link #close()} take the lifecycle lock
+ *   <li>{@link #enforceRetention()}, {@link #truncate(long)}, {@link #resetTo(long)} and {@link #close()} take
+ *       the lifecycle lock
  *       exclusively for the moment they change the segment list, so reads never see a segment vanish under
  *       them.</li>
+ *   <li>The epoch history is read lock-free (an immutable list published through a volatile field) and changed
+ *       under the <em>epoch lock</em> (after the append lock when both are held).</li>
  * </ul>
  *
- * <p><b>Ownership.</b> The log owns its files from {@link #open} to {@link #close()}; a second log (in this
- * or another process) on the same directory would corrupt it and is not detected. Payload arrays passed to
- * {@link #append} are read during the call only; records returned by {@link #read} own fresh arrays.
+ * <p><b>Ownership.</b> The log owns its files from {@link #open} to {@link #close()}. A second log on the same
+ * directory (in this or another process) is a bug that {@link DataDirLock} prevents between brokers; if it
+ * happens anyway, the writer history ({@link WriterHistoryDescriptor}) records it: the older writer stops
+ * at its next flush pass ({@link StorageErrorCode#CONCURRENT_WRITER}) and {@link LogTools#verify} reports the
+ * overlap. Payload arrays passed to the append methods are read during the call only; records returned by
+ * {@link #read} own fresh arrays.
+ *
+ * <p><b>Replication.</b> A follower writes exactly what its leader assigned with {@link #appendAt} (offset and
+ * per-record timestamps) or {@link #appendRaw} (stored bytes from the leader's {@link #readRaw}), starts at the
+ * leader's base with {@link #resetTo}, cuts a divergent tail with {@link #truncate}, and keeps the epoch history
+ * with {@link #beginEpoch} ({@link #epochOf}, {@link #lastEpoch}, {@link #endOffsetOf}).
  *
  * <p><b>Recovery at open</b> (idempotent; see {@link LogRecovery}): segment files are sorted numerically;
  * headers and the offset chain are validated; sealed segments are checked from their last valid index
  * entry (or fully, with {@link LogConfig#verifyAllOnOpen()} or when the index is missing or invalid); the
- * newest segment is always scanned fully and its index rebuilt. Failures at the end of the newest segment
- * are repaired as follows, anything else refuses to open with {@link StorageErrorCode#CORRUPTION} naming
- * the file and byte position:
+ * newest segment is always scanned fully and its index rebuilt.
  * <table>
- *   <caption>Tail repair</caption>
- *   <tr><th>failure at the tail</th><th>default</th><th>{@code repairCorruptTail=true}</th></tr>
- *   <tr><td>{@link CorruptionKind#TRUNCATED} (provably unfinished write)</td><td>cut, WARN logged</td><td>cut</td></tr>
- *   <tr><td>{@link CorruptionKind#RECORD_HEADER_CHECKSUM}</td><td>refuse</td><td>cut if {@code pos + 28 >= file length}</td></tr>
- *   <tr><td>{@link CorruptionKind#RECORD_CHECKSUM}, {@link CorruptionKind#OFFSET_OUT_OF_ORDER}</td><td>refuse</td>
- *       <td>cut if the record is the last one ({@code pos + 28 + len >= file length})</td></tr>
- *   <tr><td>{@link CorruptionKind#RECORD_TOO_LARGE}</td><td>refuse</td><td>cut if {@code pos + 28 + len > file length}</td></tr>
- *   <tr><td>segment header damage; anything in a sealed segment</td><td>refuse</td><td>refuse</td></tr>
+ *   <caption>Damage found at open</caption>
+ *   <tr><th>where</th><th>what happens</th></tr>
+ *   <tr><td>newest segment, and no valid record follows the damage (a crash mid-write, a zero-filled or garbage
+ *       tail)</td><td>torn tail: cut, WARN logged with file, byte position and bytes cut; every record before it
+ *       is served</td></tr>
+ *   <tr><td>newest segment, and a record whose checksums verify and whose offset continues follows it</td>
+ *       <td>refused: {@link StorageErrorCode#CORRUPTION} naming file and byte position</td></tr>
+ *   <tr><td>a record in a sealed segment</td><td>served around: the damaged offset range is located, logged
+ *       at ERROR, counted, and reads of it return {@link ReadResult.Corrupted}</td></tr>
+ *   <tr><td>a segment header; a broken offset chain; a whole record larger than {@code maxPayloadBytes}</td>
+ *       <td>refused</td></tr>
  * </table>
+ * Damage in a sealed segment before its last index entry is found by the first read that reaches it, with
+ * the same outcome.
  */
 public final class SegmentedLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SegmentedLog.class);
@@ -91,6 +108,15 @@ public final class SegmentedLog implements AutoCloseable {
     /** Set when a failed append could not be rolled back: the file may hold garbage past the committed end. */
     private volatile StorageException writeFailure;
 
+    /** The epoch history; mutated under {@link #epochLock} (taken after the append lock when both are held). */
+    private final EpochHistory epochs;
+    /** Serialises epoch history mutations: beginEpoch, truncate, resetTo (under the append lock) and retention. */
+    private final ReentrantLock epochLock = new ReentrantLock();
+    /** This instance's writer session (see {@link WriterHistoryDescriptor}). */
+    private final WriterHistory writer;
+    /** Guarded by appendLock: the writer session's START is recorded. */
+    private boolean sessionStarted;
+
     private SegmentedLog(final Path dir, final LogConfig config, final StorageRuntime runtime,
                          final LogRecovery.Recovered recovered) {
         this.dir = dir;
@@ -99,7 +125,10 @@ public final class SegmentedLog implements AutoCloseable {
         this.metrics = runtime.metrics();
         this.recoveryReport = recovered.report();
         this.state = new AtomicReference<>(new LogState(recovered.sealed(), recovered.active()));
-        this.commit = new GroupCommit(dir, state::get, runtime, recovered.active().nextOffset());
+        this.epochs = recovered.epochs();
+        this.writer = new WriterHistory(dir, runtime::nowMicros);
+        this.commit = new GroupCommit(dir, state::get, runtime, recovered.active().nextOffset(),
+            () -> writer.check(state.get().active().nextOffset()));
     }
 
     /**
@@ -127,6 +156,9 @@ public final class SegmentedLog implements AutoCloseable {
         }
         final RecoveryReport r = recovered.report();
         runtime.metrics().recovery(r.truncatedBytes(), r.abandonedSegmentsRemoved(), r.indexesRebuilt());
+        for (final CorruptRange d : recovered.damage()) {
+            runtime.metrics().corruptRange(d.count());
+        }
         return log;
     }
 
@@ -199,9 +231,124 @@ public final class SegmentedLog implements AutoCloseable {
      * @param timestampMicros stored with every record of the batch (retention age uses it)
      * @throws StorageException {@link StorageErrorCode#INVALID_ARGUMENT} (empty batch, null payload),
      *                          {@link StorageErrorCode#RECORD_TOO_LARGE}, {@link StorageErrorCode#IO},
-     *                          {@link StorageErrorCode#SYNC_FAILED} (poisoned), {@link StorageErrorCode#CLOSED}
+     *                          {@link StorageErrorCode#SYNC_FAILED} (poisoned), {@link StorageErrorCode#CLOSED},
+     *                          {@link StorageErrorCode#CONCURRENT_WRITER}
      */
     public AppendResult append(final List<byte[]> payloads, final long timestampMicros) {
+        return appendBatch(-1, payloads, null, timestampMicros);
+    }
+
+    /**
+     * Appends a batch at an expected first offset with one timestamp per record: what a follower does with
+     * records its leader assigned. Exactly like {@link #append(List, long)} (one write, same rolling, visibility,
+     * durability and failure rules), except that the batch must start at {@code expectedFirstOffset}.
+     *
+     * @param expectedFirstOffset must equal {@link #tailOffset()}
+     * @param payloads            one or more payloads
+     * @param timestampsMicros    one timestamp per payload, stored with it
+     * @throws StorageException {@link StorageErrorCode#OFFSET_MISMATCH} when {@code expectedFirstOffset} is not
+     *                          the tail (the message names both; nothing is written);
+     *                          {@link StorageErrorCode#INVALID_ARGUMENT} when the arrays differ in length; and
+     *                          everything {@link #append(List, long)} throws
+     */
+    public AppendResult appendAt(final long expectedFirstOffset, final List<byte[]> payloads,
+                                 final long[] timestampsMicros) {
+        if (expectedFirstOffset < 0) {
+            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "appendAt offset must be >= 0, got "
+                + expectedFirstOffset);
+        }
+        if (timestampsMicros == null || payloads == null || timestampsMicros.length != payloads.size()) {
+            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "appendAt needs one timestamp per payload: "
+                + (payloads == null ? "no payloads" : payloads.size() + " payloads") + ", "
+                + (timestampsMicros == null ? "no timestamps" : timestampsMicros.length + " timestamps"));
+        }
+        return appendBatch(expectedFirstOffset, payloads, timestampsMicros, 0);
+    }
+
+    /**
+     * {@link #appendAt(long, List, long[])} for records as a leader's {@link #read} returned them: their offsets
+     * must run contiguously from {@code expectedFirstOffset}; each keeps its timestamp.
+     *
+     * @throws StorageException {@link StorageErrorCode#INVALID_ARGUMENT} when the records' offsets are not
+     *                          {@code expectedFirstOffset, expectedFirstOffset + 1, ...}; as {@code appendAt}
+     */
+    public AppendResult appendAt(final long expectedFirstOffset, final List<LogRecord> records) {
+        if (records == null || records.isEmpty()) {
+            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "append needs at least one payload");
+        }
+        final List<byte[]> payloads = new ArrayList<>(records.size());
+        final long[] ts = new long[records.size()];
+        for (int i = 0; i < records.size(); i++) {
+            final LogRecord r = records.get(i);
+            if (r.offset() != expectedFirstOffset + i) {
+                throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "record " + i + " of the batch has offset "
+                    + r.offset() + ", expected " + (expectedFirstOffset + i) + " (offsets must run contiguously from "
+                    + expectedFirstOffset + ")");
+            }
+            payloads.add(r.payload());
+            ts[i] = r.timestampMicros();
+        }
+        return appendAt(expectedFirstOffset, payloads, ts);
+    }
+
+    /**
+     * Appends records received as stored bytes (a leader's {@link #readRaw} chunk), written as they are. Every
+     * record is validated before anything is written: header CRC, declared length (against
+     * {@link LogConfig#maxPayloadBytes()} and the bytes present, before the length is used), checksum, offsets
+     * contiguous from {@code expectedFirstOffset}, no trailing bytes. Otherwise as {@link #appendAt}: one write,
+     * never split across segments, durable after {@link #flush}.
+     *
+     * @param expectedFirstOffset must equal {@link #tailOffset()}, and the first record's offset
+     * @param records             back-to-back records in the layout of {@link RecordDescriptor}; read during
+     *                            the call only
+     * @throws StorageException {@link StorageErrorCode#INVALID_BATCH} (with the failed check as
+     *                          {@link StorageException#corruption()} and the byte position in {@code records});
+     *                          {@link StorageErrorCode#OFFSET_MISMATCH}; {@link StorageErrorCode#RECORD_TOO_LARGE}
+     *                          when the run is larger than one batch may be; as {@link #append(List, long)}
+     */
+    public AppendResult appendRaw(final long expectedFirstOffset, final byte[] records) {
+        try {
+            final RawBatch batch = RawBatch.validate(records, expectedFirstOffset, config.maxPayloadBytes());
+            final long maxBatch = maxBatchBytes();
+            if (records.length > maxBatch) {
+                throw StorageException.tooLarge(records.length, "raw batch of " + records.length + " bytes exceeds the "
+                    + "largest allowed batch (" + maxBatch + " bytes: max(segmentBytes, one maximal record)); split it");
+            }
+            final int n = batch.count();
+            final long first;
+            appendLock.lock();
+            try {
+                checkWritable();
+                checkTail(expectedFirstOffset, "appendRaw");
+                startSession();
+                Segment active = state.get().active();
+                if (active.recordCount() > 0 && active.size() + records.length > config.segmentBytes()) {
+                    active = roll(active);
+                }
+                first = active.nextOffset();
+                final long position = active.size();
+                final ByteBuffer buf = ByteBuffer.wrap(records);
+                writeBuffer(active, buf, records.length, position, false);
+                final SparseIndex idx = active.sparse;
+                final int before = idx.count();
+                for (int i = 0; i < n; i++) {
+                    idx.observe(first + i, position + batch.positions()[i]);
+                }
+                persistIndexEntries(active, before);
+                active.commit(position + records.length, first + n, batch.lastTimestamp());
+            } finally {
+                appendLock.unlock();
+            }
+            metrics.append(n, records.length);
+            return new AppendResult(first, first + n - 1);
+        } catch (final StorageException e) {
+            metrics.appendFailure();
+            throw e;
+        }
+    }
+
+    private AppendResult appendBatch(final long expectedFirst, final List<byte[]> payloads, final long[] timestamps,
+                                     final long batchTimestamp) {
         try {
             final long batchBytes = validateBatch(payloads);
             final int n = payloads.size();
@@ -209,15 +356,19 @@ public final class SegmentedLog implements AutoCloseable {
             appendLock.lock();
             try {
                 checkWritable();
+                if (expectedFirst >= 0) {
+                    checkTail(expectedFirst, "appendAt");
+                }
+                startSession();
                 Segment active = state.get().active();
                 if (active.recordCount() > 0 && active.size() + batchBytes > config.segmentBytes()) {
                     active = roll(active);
                 }
                 first = active.nextOffset();
                 final long position = active.size();
-                writeBatch(active, payloads, first, timestampMicros, (int) batchBytes, position);
+                writeBatch(active, payloads, first, timestamps, batchTimestamp, (int) batchBytes, position);
                 indexBatch(active, payloads, first, position);
-                active.commit(position + batchBytes, first + n, timestampMicros);
+                active.commit(position + batchBytes, first + n, timestamps == null ? batchTimestamp : timestamps[n - 1]);
             } finally {
                 appendLock.unlock();
             }
@@ -227,6 +378,32 @@ public final class SegmentedLog implements AutoCloseable {
             metrics.appendFailure();
             throw e;
         }
+    }
+
+    /** Refuses a write expected at {@code expected} unless that is the tail. Append lock held. */
+    private void checkTail(final long expected, final String what) {
+        final long tail = state.get().active().nextOffset();
+        if (expected != tail) {
+            throw StorageException.offsetMismatch(expected, what + " expected to write at offset " + expected
+                + " but the tail of " + dir + " is offset " + tail + "; nothing was written");
+        }
+    }
+
+    /**
+     * Records this instance's writer session before its first write (append lock held). A history that cannot
+     * be written fails the write that needed it (it is retried by the next one).
+     */
+    private void startSession() {
+        if (sessionStarted) {
+            return;
+        }
+        try {
+            writer.start(state.get().active().nextOffset());
+        } catch (final IOException e) {
+            throw StorageException.io("could not record this writer session in the writer history",
+                dir.resolve(WriterHistoryDescriptor.FILE_NAME), e);
+        }
+        sessionStarted = true;
     }
 
     private long validateBatch(final List<byte[]> payloads) {
@@ -245,13 +422,17 @@ public final class SegmentedLog implements AutoCloseable {
             }
             bytes += RecordDescriptor.frameLength(p.length);
         }
-        final long maxBatch = Math.min(Integer.MAX_VALUE - 64L,
-            Math.max(config.segmentBytes(), RecordDescriptor.frameLength(config.maxPayloadBytes())));
+        final long maxBatch = maxBatchBytes();
         if (bytes > maxBatch) {
             throw StorageException.tooLarge(bytes, "batch of " + bytes + " bytes exceeds the largest allowed batch ("
                 + maxBatch + " bytes: max(segmentBytes, one maximal record)); split it");
         }
         return bytes;
+    }
+
+    private long maxBatchBytes() {
+        return Math.min(Integer.MAX_VALUE - 64L,
+            Math.max(config.segmentBytes(), RecordDescriptor.frameLength(config.maxPayloadBytes())));
     }
 
     private void checkWritable() {
@@ -289,8 +470,8 @@ public final class SegmentedLog implements AutoCloseable {
         return next;
     }
 
-    private void writeBatch(final Segment active, final List<byte[]> payloads, final long first, final long ts,
-                            final int batchBytes, final long position) {
+    private void writeBatch(final Segment active, final List<byte[]> payloads, final long first, final long[] timestamps,
+                            final long batchTimestamp, final int batchBytes, final long position) {
         ByteBuffer buf = runtime.staging(batchBytes);
         final boolean staged = buf != null;
         if (!staged) {
@@ -298,16 +479,22 @@ public final class SegmentedLog implements AutoCloseable {
         }
         buf.limit(batchBytes);
         for (int i = 0; i < payloads.size(); i++) {
-            encoder.encode(buf, first + i, ts, payloads.get(i));
+            encoder.encode(buf, first + i, timestamps == null ? batchTimestamp : timestamps[i], payloads.get(i));
         }
         buf.flip();
+        writeBuffer(active, buf, batchBytes, position, staged);
+    }
+
+    /** Writes {@code buf} (exactly {@code length} bytes) at {@code position}; rolls back on failure. */
+    private void writeBuffer(final Segment active, final ByteBuffer buf, final int length, final long position,
+                             final boolean staged) {
         try {
-            if (staged) {
+            if (staged || length <= StorageRuntime.MAX_STAGING_BYTES) {
                 active.log.writeFully(buf, position);
             } else {
                 // Written in staging-sized chunks so the JDK's per-thread temporary direct buffers stay bounded.
-                for (int off = 0; off < batchBytes; off += StorageRuntime.MAX_STAGING_BYTES) {
-                    final int len = Math.min(StorageRuntime.MAX_STAGING_BYTES, batchBytes - off);
+                for (int off = 0; off < length; off += StorageRuntime.MAX_STAGING_BYTES) {
+                    final int len = Math.min(StorageRuntime.MAX_STAGING_BYTES, length - off);
                     active.log.writeFully(buf.slice(off, len), position + off);
                 }
             }
@@ -340,6 +527,12 @@ public final class SegmentedLog implements AutoCloseable {
             idx.observe(first + i, pos);
             pos += RecordDescriptor.frameLength(payloads.get(i).length);
         }
+        persistIndexEntries(active, before);
+    }
+
+    /** Writes the index entries added since {@code before} (plain write; forced at seal). */
+    private void persistIndexEntries(final Segment active, final int before) {
+        final SparseIndex idx = active.sparse;
         final int after = idx.count();
         if (after == before || active.indexDirty) {
             return;
@@ -410,21 +603,71 @@ public final class SegmentedLog implements AutoCloseable {
      * one exists at {@code fromOffset} (so a record larger than the budget is still readable). Every returned
      * record's checksums were verified.
      *
+     * <p>Damage: a read stops just before a damaged record and returns the intact records before it; a read
+     * that starts at (or inside) a damaged range returns {@link ReadResult.Corrupted} with that range, and the
+     * read from its {@link ReadResult#nextOffset()} continues after it (see {@link ReadResult}).
+     *
      * @param fromOffset first offset wanted
      * @param maxRecords at most this many records (also capped by {@link LogConfig#maxRecordsPerRead()})
      * @param maxBytes   payload byte budget
-     * @return {@link ReadResult.Trimmed} when {@code fromOffset < baseOffset()}; {@link ReadResult.Records},
-     *         empty when {@code fromOffset >= tailOffset()}
-     * @throws StorageException {@link StorageErrorCode#CORRUPTION} (naming file and position),
-     *                          {@link StorageErrorCode#IO}, {@link StorageErrorCode#CLOSED},
+     * @return {@link ReadResult.Trimmed} when {@code fromOffset < baseOffset()}; {@link ReadResult.Corrupted}
+     *         when it lies in a damaged range; {@link ReadResult.Records}, empty when {@code fromOffset >= tailOffset()}
+     * @throws StorageException {@link StorageErrorCode#IO}, {@link StorageErrorCode#CLOSED},
      *                          {@link StorageErrorCode#INVALID_ARGUMENT}
      */
     public ReadResult read(final long fromOffset, final int maxRecords, final long maxBytes) {
+        checkReadArgs("read", fromOffset, maxRecords, maxBytes);
+        final RecordSink sink = new RecordSink(Math.min(maxRecords, config.maxRecordsPerRead()), maxBytes);
+        final Object r = readCore(fromOffset, sink);
+        if (r instanceof ReadResult.Trimmed) {
+            return (ReadResult.Trimmed) r;
+        }
+        if (r instanceof CorruptRange) {
+            return ((CorruptRange) r).toResult(fromOffset);
+        }
+        metrics.read(sink.count, sink.bytes);
+        return new ReadResult.Records(sink.out, (Long) r, sink.bytes);
+    }
+
+    /**
+     * Reads the stored bytes of whole records from {@code fromOffset} on, exactly as on disk (record headers and
+     * payloads, every CRC intact), for shipping to a follower's {@link #appendRaw} without decoding. Same
+     * rules as {@link #read} (offset order, never skips, stops before the first record the budget refuses but
+     * returns at least one, checksums verified while reading, damage reported as {@link ReadResult.Corrupted}),
+     * except that the byte budget counts whole records (28-byte header plus payload).
+     *
+     * @param maxRecords at most this many records (also capped by {@link LogConfig#maxRecordsPerRead()})
+     * @param maxBytes   budget of record bytes
+     * @throws StorageException {@link StorageErrorCode#IO}, {@link StorageErrorCode#CLOSED},
+     *                          {@link StorageErrorCode#INVALID_ARGUMENT}
+     */
+    public RawReadResult readRaw(final long fromOffset, final int maxRecords, final long maxBytes) {
+        checkReadArgs("readRaw", fromOffset, maxRecords, maxBytes);
+        final RawSink sink = new RawSink(Math.min(maxRecords, config.maxRecordsPerRead()), maxBytes);
+        final Object r = readCore(fromOffset, sink);
+        if (r instanceof ReadResult.Trimmed) {
+            return (ReadResult.Trimmed) r;
+        }
+        if (r instanceof CorruptRange) {
+            return ((CorruptRange) r).toResult(fromOffset);
+        }
+        metrics.read(sink.count, sink.bytes);
+        return new RawReadResult.Chunk(fromOffset, (Long) r, sink.count, sink.bytes());
+    }
+
+    private static void checkReadArgs(final String what, final long fromOffset, final int maxRecords, final long maxBytes) {
         if (fromOffset < 0 || maxRecords <= 0 || maxBytes < 0) {
-            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "read(from=" + fromOffset + ", maxRecords="
+            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, what + "(from=" + fromOffset + ", maxRecords="
                 + maxRecords + ", maxBytes=" + maxBytes + "): from and maxBytes must be >= 0, maxRecords > 0");
         }
-        final int recordLimit = Math.min(maxRecords, config.maxRecordsPerRead());
+    }
+
+    /**
+     * The read walk shared by {@link #read} and {@link #readRaw}: fills {@code sink} from {@code fromOffset}.
+     * Returns a {@link ReadResult.Trimmed}, the {@link CorruptRange} the read starts in, or the next offset
+     * (a {@code Long}) after the records collected.
+     */
+    private Object readCore(final long fromOffset, final Sink sink) {
         lifecycle.readLock().lock();
         try {
             if (closed) {
@@ -436,11 +679,6 @@ public final class SegmentedLog implements AutoCloseable {
             if (fromOffset < base) {
                 return new ReadResult.Trimmed(fromOffset, base);
             }
-            if (fromOffset >= tail) {
-                return new ReadResult.Records(List.of(), fromOffset, 0);
-            }
-            final List<LogRecord> out = new ArrayList<>((int) Math.min(recordLimit, Math.min(tail - fromOffset, 256)));
-            final long[] bytes = {0};
             long next = fromOffset;
             for (int i = st.segmentIndexFor(fromOffset); i < st.segmentCount() && next < tail; i++) {
                 final Segment seg = st.segment(i);
@@ -448,87 +686,188 @@ public final class SegmentedLog implements AutoCloseable {
                 if (next >= end) {
                     continue;
                 }
-                final long got = readSegment(seg, next, end, out, recordLimit, maxBytes, bytes);
-                next += got;
+                next = readSegment(seg, next, end, sink);
+                if (sink.damage != null) {
+                    if (sink.count == 0) {
+                        return sink.damage; // the read starts in the damaged range
+                    }
+                    break; // serve what precedes the damage; the next read starts in it
+                }
                 if (next < end) {
                     break; // the budget refused a record: stop the whole read, never skip
                 }
             }
-            metrics.read(out.size(), bytes[0]);
-            return new ReadResult.Records(out, next, bytes[0]);
+            return next;
         } finally {
             lifecycle.readLock().unlock();
         }
     }
 
-    /** Reads {@code [from, end)} of one segment into {@code out} within the budget; returns records added. */
-    private long readSegment(final Segment seg, final long from, final long end, final List<LogRecord> out,
-                             final int recordLimit, final long maxBytes, final long[] bytes) {
+    /**
+     * Reads {@code [from, end)} of one segment into {@code sink} within its budget; returns the next offset.
+     * On damage at or before the next offset wanted, sets {@code sink.damage} and returns; damage wholly before
+     * it is stepped over (reads resume after the range).
+     */
+    private long readSegment(final Segment seg, final long from, final long end, final Sink sink) {
         final long limit = seg.size();
         final int k = seg.sparse.floor(from);
+        long pos = k >= 0 ? seg.sparse.positionAt(k) : SegmentHeaderDescriptor.LENGTH;
+        long expected = k >= 0 ? seg.sparse.offsetAt(k) : seg.baseOffset;
+        boolean fromIndex = k >= 0;
+        long suspectIndexPos = -1;
+        long next = from;
         try {
-            if (k >= 0) {
-                final RecordScanner sc = new RecordScanner(seg.log, seg.sparse.positionAt(k), limit,
-                    seg.sparse.offsetAt(k), config.maxPayloadBytes(), RecordScanner.READ_WINDOW_BYTES);
-                final long got = collect(seg, sc, from, end, out, recordLimit, maxBytes, bytes, true);
-                if (got >= 0) {
-                    return got;
+            while (true) {
+                final RecordScanner sc = new RecordScanner(seg.log, pos, limit, expected, config.maxPayloadBytes(),
+                    RecordScanner.READ_WINDOW_BYTES);
+                boolean first = true;
+                RecordScanner.Step step = RecordScanner.Step.RECORD;
+                while (next < end) {
+                    step = sc.next(false);
+                    if (step == RecordScanner.Step.RECORD && sc.offset() >= next) {
+                        if (sink.refuses(sc.payloadLength())) {
+                            return next;
+                        }
+                        step = sc.verifyCurrentPayload();
+                        if (step == RecordScanner.Step.RECORD) {
+                            sink.add(sc);
+                            next++;
+                            if (sink.full()) {
+                                return next;
+                            }
+                        }
+                    }
+                    if (step != RecordScanner.Step.RECORD) {
+                        break;
+                    }
+                    first = false;
                 }
+                if (next >= end) {
+                    return next;
+                }
+                if (fromIndex && first && step == RecordScanner.Step.FAULT && !seg.damage.containsKey(sc.position())) {
+                    // The entry did not lead to a valid record (and no known damage is there): an index is never
+                    // trusted, so scan from the segment start. If the same bytes fail again the data is damaged;
+                    // otherwise the index was wrong.
+                    suspectIndexPos = pos;
+                    fromIndex = false;
+                    pos = SegmentHeaderDescriptor.LENGTH;
+                    expected = seg.baseOffset;
+                    continue;
+                }
+                final boolean ended = step == RecordScanner.Step.END;
+                final SegmentDamage.Located loc = SegmentDamage.forRead(seg, sc.position(), sc.expectedOffset(),
+                    ended ? CorruptionKind.TRUNCATED : sc.fault(), ended ? 0 : sc.faultClaimedLength(),
+                    ended ? "segment ends before offset " + sc.expectedOffset() : sc.faultDetail(), config.maxPayloadBytes());
+                final CorruptRange r = loc.range();
+                if (loc.registered()) {
+                    metrics.corruptRange(r.count());
+                    LOG.error("{}", r.describe());
+                }
+                if (next <= r.to()) {
+                    sink.damage = r;
+                    return next;
+                }
+                if (r.runsToSegmentEnd()) {
+                    throw StorageException.corruption(r.kind(), seg.logPath, r.faultPosition(), "offset " + next
+                        + " lies past damage that runs to the end of the segment, below its end " + end);
+                }
+                pos = r.resumePosition();
+                expected = r.to() + 1;
+                fromIndex = false;
             }
-            // No entry, or the entry did not lead to a valid record: an index is never trusted, so scan from the
-            // segment start. If that scan fails too, the data is bad (collect throws); otherwise the index was.
-            final RecordScanner sc = new RecordScanner(seg.log, SegmentHeaderDescriptor.LENGTH, limit, seg.baseOffset,
-                config.maxPayloadBytes(), RecordScanner.READ_WINDOW_BYTES);
-            final long got = collect(seg, sc, from, end, out, recordLimit, maxBytes, bytes, false);
-            if (k >= 0) {
-                metrics.indexMismatch();
-                LOG.warn("index of {} does not match its segment near offset {}; read by scanning from the segment start",
-                    seg.logPath, seg.sparse.offsetAt(k));
-            }
-            return got;
         } catch (final IOException e) {
             throw StorageException.io("read of offset " + from + " failed", seg.logPath, e);
+        } finally {
+            if (suspectIndexPos >= 0 && !seg.damage.containsKey(suspectIndexPos)) {
+                metrics.indexMismatch();
+                LOG.warn("index of {} does not match its segment at byte {}; read by scanning from the segment start",
+                    seg.logPath, suspectIndexPos);
+            }
         }
     }
 
-    /**
-     * Scans to {@code from} (headers only) and collects records until {@code end} or the budget. Returns the
-     * number collected, or -1 when {@code fromIndex} and the very first record at the index position is bad
-     * (the caller then retries from the segment start).
-     */
-    private long collect(final Segment seg, final RecordScanner sc, final long from, final long end,
-                         final List<LogRecord> out, final int recordLimit, final long maxBytes, final long[] bytes,
-                         final boolean fromIndex) throws IOException {
-        long got = 0;
-        boolean first = true;
-        while (from + got < end) {
-            RecordScanner.Step step = sc.next(false);
-            if (step == RecordScanner.Step.RECORD && sc.offset() >= from) {
-                final int len = sc.payloadLength();
-                if (!out.isEmpty() && (out.size() >= recordLimit || bytes[0] + len > maxBytes)) {
-                    return got;
-                }
-                step = sc.verifyCurrentPayload();
-                if (step == RecordScanner.Step.RECORD) {
-                    out.add(new LogRecord(sc.offset(), sc.timestampMicros(), sc.copyPayload()));
-                    bytes[0] += len;
-                    got++;
-                    if (out.size() >= recordLimit) {
-                        return got;
-                    }
-                }
-            }
-            if (step != RecordScanner.Step.RECORD) {
-                if (fromIndex && first && step == RecordScanner.Step.FAULT) {
-                    return -1;
-                }
-                final CorruptionKind kind = step == RecordScanner.Step.END ? CorruptionKind.TRUNCATED : sc.fault();
-                throw StorageException.corruption(kind, seg.logPath, sc.position(),
-                    step == RecordScanner.Step.END ? "segment ends before offset " + (from + got) : sc.faultDetail());
-            }
-            first = false;
+    /** What a read collects into; one per call, confined to the reading thread. */
+    private abstract static class Sink {
+        final int recordLimit;
+        final long maxBytes;
+        int count;
+        long bytes;
+        CorruptRange damage;
+
+        Sink(final int recordLimit, final long maxBytes) {
+            this.recordLimit = recordLimit;
+            this.maxBytes = maxBytes;
         }
-        return got;
+
+        /** The budget refuses a record with this payload (never the first one). */
+        final boolean refuses(final int payloadLength) {
+            return count > 0 && (count >= recordLimit || bytes + cost(payloadLength) > maxBytes);
+        }
+
+        final boolean full() {
+            return count >= recordLimit;
+        }
+
+        /** Budget units one record uses. */
+        abstract long cost(int payloadLength);
+
+        /** Takes the scanner's current (verified) record. */
+        abstract void add(RecordScanner sc) throws IOException;
+    }
+
+    /** {@link #read}: decoded records, payload bytes counted. */
+    private static final class RecordSink extends Sink {
+        final List<LogRecord> out = new ArrayList<>();
+
+        RecordSink(final int recordLimit, final long maxBytes) {
+            super(recordLimit, maxBytes);
+        }
+
+        @Override
+        long cost(final int payloadLength) {
+            return payloadLength;
+        }
+
+        @Override
+        void add(final RecordScanner sc) throws IOException {
+            out.add(new LogRecord(sc.offset(), sc.timestampMicros(), sc.copyPayload()));
+            count++;
+            bytes += sc.payloadLength();
+        }
+    }
+
+    /** {@link #readRaw}: stored bytes, whole records counted. */
+    private static final class RawSink extends Sink {
+        private byte[] buf = new byte[0];
+
+        RawSink(final int recordLimit, final long maxBytes) {
+            super(recordLimit, maxBytes);
+        }
+
+        @Override
+        long cost(final int payloadLength) {
+            return RecordDescriptor.frameLength(payloadLength);
+        }
+
+        @Override
+        void add(final RecordScanner sc) {
+            final long len = sc.recordLength();
+            if (bytes + len > Integer.MAX_VALUE - 16) {
+                throw StorageException.tooLarge(bytes + len, "raw read would exceed one array; lower maxBytes");
+            }
+            final int need = (int) (bytes + len);
+            if (need > buf.length) {
+                buf = java.util.Arrays.copyOf(buf, (int) Math.min(Integer.MAX_VALUE - 16, Math.max(need, 2L * buf.length)));
+            }
+            sc.copyRecordTo(buf, (int) bytes);
+            count++;
+            bytes += len;
+        }
+
+        byte[] bytes() {
+            return buf.length == bytes ? buf : java.util.Arrays.copyOf(buf, (int) bytes);
+        }
     }
 
     /**
@@ -611,6 +950,7 @@ public final class SegmentedLog implements AutoCloseable {
             }
             metrics.retention(victims.size(), bytes);
             final long base = baseOffset();
+            trimEpochs(base);
             LOG.info("{} removed {} segment(s), {} bytes, from {}; oldest retained offset is now {}",
                 why, victims.size(), bytes, dir, base);
             if (failed != null) {
@@ -620,6 +960,19 @@ public final class SegmentedLog implements AutoCloseable {
             return new RetentionResult(victims.size(), bytes, base);
         } finally {
             retentionLock.unlock();
+        }
+    }
+
+    /** Drops epoch entries wholly below the new base (keeping the one covering it); best effort. */
+    private void trimEpochs(final long base) {
+        epochLock.lock();
+        try {
+            epochs.trimBelow(base);
+        } catch (final IOException e) {
+            LOG.warn("could not trim the epoch history of {} below offset {} (retried at the next removal): {}", dir,
+                base, e.toString());
+        } finally {
+            epochLock.unlock();
         }
     }
 
@@ -649,23 +1002,32 @@ public final class SegmentedLog implements AutoCloseable {
      * Removes every record at or after {@code offset} (replication: a returning ex-leader drops its divergent
      * tail). No-op when {@code offset >= tailOffset()}. Newer segments are deleted, the segment holding
      * {@code offset} becomes active again and is cut at that record; when {@code offset} is at or below the
-     * base, the log restarts empty at {@code offset}. The result is forced to the device before returning;
-     * {@link #durableOffset()} is lowered and pending flushes above {@code offset} fail with
-     * {@link StorageErrorCode#TRUNCATED}.
+     * base, the log restarts empty at {@code offset}. Epoch history entries starting at or after the new tail are
+     * dropped. The result is forced to the device before returning; {@link #durableOffset()} is lowered and
+     * pending flushes above the new tail fail with {@link StorageErrorCode#TRUNCATED}.
+     *
+     * <p>When the records just below {@code offset} lie in a damaged range (see {@link ReadResult.Corrupted}) the
+     * cut is made where the damage starts, so {@link #tailOffset()} may end below {@code offset}: read it back
+     * (a follower then fetches the damaged offsets again from its leader).
      */
     public void truncate(final long offset) {
         if (offset < 0) {
             throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "truncate offset must be >= 0, got " + offset);
         }
+        long newTail = offset;
         appendLock.lock();
         try {
             checkWritable();
+            if (offset >= state.get().active().nextOffset()) {
+                return;
+            }
+            startSession();
             commit.flushLock().lock();
             try {
                 lifecycle.writeLock().lock();
                 try {
-                    LogTruncation.truncate(dir, state, offset, config, runtime);
-                    commit.lowerDurable(offset);
+                    newTail = LogTruncation.truncate(dir, state, offset, config, runtime);
+                    commit.lowerDurable(newTail);
                 } catch (final IOException e) {
                     writeFailure = StorageException.io("truncate to offset " + offset
                         + " failed midway; the log refuses writes until reopened", dir, e);
@@ -676,10 +1038,165 @@ public final class SegmentedLog implements AutoCloseable {
             } finally {
                 commit.flushLock().unlock();
             }
+            epochLock.lock();
+            try {
+                epochs.truncateFrom(newTail);
+            } catch (final IOException e) {
+                writeFailure = StorageException.io("truncate to offset " + offset + " cut the log but could not rewrite "
+                    + "its epoch history; the log refuses writes until reopened (open repairs it)",
+                    dir.resolve(EpochHistoryDescriptor.FILE_NAME), e);
+                throw writeFailure;
+            } finally {
+                epochLock.unlock();
+            }
         } finally {
             appendLock.unlock();
         }
-        commit.failAbove(offset);
+        commit.failAbove(newTail);
+    }
+
+    /**
+     * Makes the log start at {@code offset} with nothing in it, and clears the epoch history: a follower whose
+     * log is empty, or lies entirely below its leader's base, starts at the leader's base. Every existing
+     * record is removed (they all lie below {@code offset}); readers below it get {@link ReadResult.Trimmed}.
+     *
+     * <p>Crash-safe (protocol in {@link ResetMarkerDescriptor}): a crash at any point leaves either the old log
+     * or the new empty one starting at {@code offset}; the next open finishes a reset that reached its commit
+     * point. Forced to the device before returning; {@link #durableOffset()} becomes {@code offset}, and
+     * flushes still waiting for the removed records fail with {@link StorageErrorCode#TRUNCATED}.
+     *
+     * @param offset at least {@link #tailOffset()}
+     * @throws StorageException {@link StorageErrorCode#OFFSET_MISMATCH} when {@code offset < tailOffset()} (use
+     *                          {@link #truncate} to cut back); {@link StorageErrorCode#IO} (the log then refuses
+     *                          writes until reopened, and the open finishes or undoes the reset);
+     *                          {@link StorageErrorCode#CLOSED}; as for appends
+     */
+    public void resetTo(final long offset) {
+        Runnable failRemoved;
+        appendLock.lock();
+        try {
+            checkWritable();
+            final long tail = state.get().active().nextOffset();
+            if (offset < tail) {
+                throw StorageException.offsetMismatch(offset, "resetTo(" + offset + ") is below the tail " + tail + " of "
+                    + dir + "; a reset only moves a log forward (use truncate(" + offset + ") to cut back)");
+            }
+            startSession();
+            commit.flushLock().lock();
+            try {
+                lifecycle.writeLock().lock();
+                try {
+                    final LogState st = state.get();
+                    final LogReset.Marker marker = new LogReset.Marker(offset, st.active().id + 1);
+                    try {
+                        LogReset.commit(dir, marker);
+                        final Segment fresh = Segment.create(dir, marker.newSegmentId(), offset, runtime.nowMicros(),
+                            config.indexSpacingBytes(), runtime.opener());
+                        for (final Segment old : st.all()) {
+                            old.deleted = true;
+                            old.closeQuietly();
+                        }
+                        state.set(new LogState(List.of(), fresh));
+                        fresh.log.force();
+                        fresh.syncedSize = fresh.size();
+                        SegmentFiles.fsyncDirectory(dir);
+                        fresh.dirSynced = true;
+                        epochLock.lock();
+                        try {
+                            LogReset.finish(dir, marker, epochs::clear);
+                        } finally {
+                            epochLock.unlock();
+                        }
+                    } catch (final IOException e) {
+                        writeFailure = StorageException.io("reset to offset " + offset + " failed midway; the log refuses "
+                            + "writes until reopened (the open finishes or undoes the reset)", dir, e);
+                        throw writeFailure;
+                    }
+                    failRemoved = commit.detachAtOrBelow(offset, StorageException.of(StorageErrorCode.TRUNCATED, "log "
+                        + dir + " was reset to start at offset " + offset + "; the records a flush waited for were removed"));
+                    commit.resetDurable(offset);
+                } finally {
+                    lifecycle.writeLock().unlock();
+                }
+            } finally {
+                commit.flushLock().unlock();
+            }
+        } finally {
+            appendLock.unlock();
+        }
+        failRemoved.run();
+        LOG.info("log {} reset: it now starts empty at offset {}", dir, offset);
+    }
+
+    /**
+     * Records that leader epoch {@code epoch} writes the offsets from the current tail on: appends
+     * {@code (epoch, tailOffset())} to the epoch history and forces it before returning. Serialised with
+     * appends, so the entry's start is exactly the offset the epoch's first record gets.
+     *
+     * @param epoch &ge; 0; equal to {@link #lastEpoch()}: nothing to do; greater: recorded
+     * @throws StorageException {@link StorageErrorCode#STALE_EPOCH} when older than {@link #lastEpoch()};
+     *                          {@link StorageErrorCode#INVALID_ARGUMENT} when negative; {@link StorageErrorCode#IO}
+     */
+    public void beginEpoch(final long epoch) {
+        if (epoch < 0) {
+            throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "epoch must be >= 0, got " + epoch);
+        }
+        appendLock.lock();
+        try {
+            checkWritable();
+            final long last = epochs.lastEpoch();
+            if (epoch == last) {
+                return;
+            }
+            if (epoch < last) {
+                throw StorageException.staleEpoch(epoch, "epoch " + epoch + " is older than the last epoch " + last
+                    + " of " + dir + "; refusing to record it (a stale leader?)");
+            }
+            startSession();
+            epochLock.lock();
+            try {
+                epochs.append(epoch, state.get().active().nextOffset());
+            } catch (final IOException e) {
+                throw StorageException.io("could not record epoch " + epoch, dir.resolve(EpochHistoryDescriptor.FILE_NAME), e);
+            } finally {
+                epochLock.unlock();
+            }
+        } finally {
+            appendLock.unlock();
+        }
+    }
+
+    /** The newest epoch recorded by {@link #beginEpoch}, or -1 when none was. */
+    public long lastEpoch() {
+        return epochs.lastEpoch();
+    }
+
+    /**
+     * Which epoch wrote {@code offset}: the epoch of the last history entry starting at or before it. Empty when
+     * no entry does (the record predates the epoch history), and for offsets outside
+     * {@code [baseOffset(), tailOffset())}.
+     */
+    public OptionalLong epochOf(final long offset) {
+        if (offset < baseOffset() || offset >= tailOffset()) {
+            return OptionalLong.empty();
+        }
+        return epochs.epochOf(offset);
+    }
+
+    /**
+     * The first offset <em>not</em> written by {@code epoch}: the start of the next higher epoch in the history,
+     * or {@link #tailOffset()} for the last epoch; for an epoch the log never had, the start of the next higher
+     * known epoch. What a leader answers a follower (or ex-leader) asking "where did my epoch end?" (Kafka's
+     * OffsetsForLeaderEpoch). {@code -1} when {@code epoch} is newer than {@link #lastEpoch()} (or the history is
+     * empty): this log cannot answer, the asker knows more than it does.
+     */
+    public long endOffsetOf(final long epoch) {
+        return epochs.endOffsetOf(epoch, tailOffset());
+    }
+
+    /** The epoch history, oldest first (retention may have dropped entries wholly below the base). */
+    public List<EpochEntry> epochHistory() {
+        return epochs.entries();
     }
 
     /**
@@ -712,6 +1229,7 @@ public final class SegmentedLog implements AutoCloseable {
             }
         }
         commit.close();
+        writer.end(tailOffset(), failure == null && commit.failure() == null && writeFailure == null);
         closeFiles();
         if (failure != null) {
             throw failure;

@@ -9,7 +9,7 @@ import java.util.OptionalLong;
  * <b>Immutable; thread-safe.</b>
  *
  * <p>The one exception type of the storage layer: a stable {@link StorageErrorCode} plus structured fields
- * (file, byte position, requested and oldest offsets, corruption kind) so callers branch on data, never on
+ * (file, byte position, requested and oldest offsets, corruption kind, lock holder) so callers branch on data, never on
  * message text. The message is for people: it names the file and byte position for corruption and the
  * setting for configuration errors.
  */
@@ -22,10 +22,17 @@ public final class StorageException extends RuntimeException {
     private final long position;
     private final long requested;
     private final long oldest;
+    private final long holderPid;
 
     private StorageException(final StorageErrorCode code, final String message, final Throwable cause,
                              final CorruptionKind corruption, final Path file, final long position,
                              final long requested, final long oldest) {
+        this(code, message, cause, corruption, file, position, requested, oldest, NONE);
+    }
+
+    private StorageException(final StorageErrorCode code, final String message, final Throwable cause,
+                             final CorruptionKind corruption, final Path file, final long position,
+                             final long requested, final long oldest, final long holderPid) {
         super(message, cause);
         this.code = Objects.requireNonNull(code, "code");
         this.corruption = corruption;
@@ -33,6 +40,7 @@ public final class StorageException extends RuntimeException {
         this.position = position;
         this.requested = requested;
         this.oldest = oldest;
+        this.holderPid = holderPid;
     }
 
     /** A failure with only a code and a message. */
@@ -77,6 +85,43 @@ public final class StorageException extends RuntimeException {
             "invalid storage setting " + setting + "=" + value + ": " + rule, null, null, null, NONE, NONE, NONE);
     }
 
+    /**
+     * An {@link StorageErrorCode#OFFSET_MISMATCH} error: a write expected to start at {@code requested}, which
+     * is not the log's tail (the message names both).
+     */
+    public static StorageException offsetMismatch(final long requested, final String message) {
+        return new StorageException(StorageErrorCode.OFFSET_MISMATCH, message, null, null, null, NONE, requested, NONE);
+    }
+
+    /** A {@link StorageErrorCode#STALE_EPOCH} error: {@code epoch} is older than the log's last epoch. */
+    public static StorageException staleEpoch(final long epoch, final String message) {
+        return new StorageException(StorageErrorCode.STALE_EPOCH, message, null, null, null, NONE, epoch, NONE);
+    }
+
+    /**
+     * An {@link StorageErrorCode#INVALID_BATCH} error: the record at byte {@code position} of the given bytes
+     * failed {@code kind}.
+     */
+    public static StorageException invalidBatch(final CorruptionKind kind, final long position, final String detail) {
+        return new StorageException(StorageErrorCode.INVALID_BATCH, "invalid record batch at byte position " + position
+            + " of the given bytes: " + kind + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")")
+            + "; nothing was written", null, kind, null, position, NONE, NONE);
+    }
+
+    /** A {@link StorageErrorCode#CONCURRENT_WRITER} error about the log in {@code dir}. */
+    public static StorageException concurrentWriter(final Path file, final String message) {
+        return new StorageException(StorageErrorCode.CONCURRENT_WRITER, message, null, null, file, NONE, NONE, NONE);
+    }
+
+    /**
+     * A {@link StorageErrorCode#DIRECTORY_LOCKED} error: {@code lockFile} is held by process {@code pid} (or
+     * {@code -1} when unknown).
+     */
+    public static StorageException directoryLocked(final Path lockFile, final long pid, final String message) {
+        return new StorageException(StorageErrorCode.DIRECTORY_LOCKED, message, null, null, lockFile, NONE, NONE, NONE,
+            pid < 0 ? NONE : pid);
+    }
+
     /** The stable error code. */
     public StorageErrorCode code() {
         return code;
@@ -97,7 +142,10 @@ public final class StorageException extends RuntimeException {
         return position == NONE ? OptionalLong.empty() : OptionalLong.of(position);
     }
 
-    /** The requested offset (for {@link StorageErrorCode#TRIMMED}) or size (for {@link StorageErrorCode#RECORD_TOO_LARGE}). */
+    /**
+     * The requested offset (for {@link StorageErrorCode#TRIMMED} and {@link StorageErrorCode#OFFSET_MISMATCH}),
+     * size (for {@link StorageErrorCode#RECORD_TOO_LARGE}) or epoch (for {@link StorageErrorCode#STALE_EPOCH}).
+     */
     public OptionalLong requested() {
         return requested == NONE ? OptionalLong.empty() : OptionalLong.of(requested);
     }
@@ -105,5 +153,10 @@ public final class StorageException extends RuntimeException {
     /** The oldest retained offset, for {@link StorageErrorCode#TRIMMED}. */
     public OptionalLong oldest() {
         return oldest == NONE ? OptionalLong.empty() : OptionalLong.of(oldest);
+    }
+
+    /** For {@link StorageErrorCode#DIRECTORY_LOCKED}: the process holding the lock, when it could be read. */
+    public OptionalLong holderPid() {
+        return holderPid == NONE ? OptionalLong.empty() : OptionalLong.of(holderPid);
     }
 }

@@ -14,10 +14,15 @@
  * threads ({@code GroupCommit}); segments leave a log (retention, truncation, close) only under an
  * exclusive lifecycle lock that readers share.
  *
- * <p><b>Failure model.</b> Expected conditions are values ({@link dev.felix.storage.ReadResult.Trimmed});
- * failures are one exception type with stable codes ({@link dev.felix.storage.StorageException},
- * {@link dev.felix.storage.StorageErrorCode}). Recovery at open repairs only provably unfinished writes at
- * the tail and refuses everything else, naming file and byte position. See {@code docs/storage.md}.
+ * <p><b>Failure model.</b> Expected conditions are values ({@link dev.felix.storage.ReadResult.Trimmed},
+ * {@link dev.felix.storage.ReadResult.Corrupted}); failures are one exception type with stable codes
+ * ({@link dev.felix.storage.StorageException}, {@link dev.felix.storage.StorageErrorCode}). Recovery at open cuts
+ * a torn tail (damage in the newest segment with no valid record after it), serves around damaged records in
+ * sealed segments (reads report the range) and refuses everything else, naming file and byte position.
+ *
+ * <p><b>Beside the segments.</b> An epoch history ({@code epochs.history}) for replication, a writer history
+ * ({@code writers.history}) that exposes two writers on one log, and, per broker, a data directory lock
+ * ({@link dev.felix.storage.DataDirLock}). See {@code docs/storage.md}.
  *
  * <p>Only the public types of this package are API; everything package-private may change.
  */

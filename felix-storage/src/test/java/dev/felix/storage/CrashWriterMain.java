@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Child process for {@link CrashTest}: opens a log with {@code on_commit}, appends batches from several
- * threads and prints one line per acknowledged (flushed) batch, until it is killed. In "big" rounds thread 0
+ * threads and writes one line per acknowledged (flushed) batch to its acknowledgement file, until it is killed. In "big" rounds thread 0
  * instead appends 2 MiB records without waiting or acknowledging, so kills often land inside a write.
  *
  * <pre>
@@ -61,7 +61,9 @@ public final class CrashWriterMain {
         final Path dir = Path.of(args[0]);
         final int round = Integer.parseInt(args[1]);
         final int threads = Integer.parseInt(args[2]);
-        final PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+        // The lines go to a file (args[3]), one write(2) per line: the JDK may drop the last bytes of a killed
+        // child's stdout pipe, which would hide acknowledgements from the test.
+        final PrintStream out = new PrintStream(new java.io.FileOutputStream(args[3], true), true,
             StandardCharsets.US_ASCII);
         final StorageRuntime runtime = StorageRuntime.create();
         final SegmentedLog log = SegmentedLog.open(dir, config(), runtime);

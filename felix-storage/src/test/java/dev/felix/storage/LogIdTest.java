@@ -55,4 +55,33 @@ class LogIdTest {
         assertThat(SegmentFiles.parseId(".log")).isEqualTo(-1);
         assertThat(SegmentFiles.parseId("99999999999999999999.log")).isEqualTo(-1);
     }
+
+    @Test
+    void uid_zeroKeepsTheLegacyName_otherUidsGetTheirOwnDirectory() {
+        final LogId legacy = new LogId("acme", "default", "orders", 0);
+        assertThat(legacy.uid()).isZero();
+        assertThat(legacy).isEqualTo(new LogId("acme", "default", "orders", 0, 0));
+        assertThat(new LogId("acme", "default", "orders", 0, 0).directoryName())
+            .isEqualTo("acme_default_orders_0-0d3aed4b998d2798");
+        assertThat(legacy.withUid(1234).directoryName()).isEqualTo("acme_default_orders_0-0d3aed4b998d2798.00000000000004d2");
+        assertThat(legacy.withUid(-1).directoryName()).isEqualTo("acme_default_orders_0-0d3aed4b998d2798.ffffffffffffffff");
+        assertThat(legacy.withUid(1).directoryName()).isNotEqualTo(legacy.withUid(2).directoryName());
+        assertThat(legacy.withUid(1)).isNotEqualTo(legacy);
+        assertThat(legacy.withUid(7).label()).isEqualTo(legacy.label());
+    }
+
+    @Test
+    void aRecreatedStream_withANewUid_neverSeesTheOldData(@TempDir final Path tmp) {
+        final LogId first = new LogId("t", "n", "s", 0, 1);
+        try (StorageRuntime runtime = StorageRuntime.create()) {
+            try (SegmentedLog log = SegmentedLog.open(first.resolve(tmp), LogConfig.defaults(), runtime)) {
+                log.append(new byte[] {1}, 1);
+            }
+            assertThat(LogDirectories.delete(first.resolve(tmp))).isTrue();
+            try (SegmentedLog log = SegmentedLog.open(first.withUid(2).resolve(tmp), LogConfig.defaults(), runtime)) {
+                assertThat(log.tailOffset()).isZero();
+                assertThat(log.recoveryReport().created()).isTrue();
+            }
+        }
+    }
 }

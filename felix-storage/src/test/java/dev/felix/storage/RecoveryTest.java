@@ -135,30 +135,30 @@ class RecoveryTest {
         }
     }
 
-    @Test
-    void corruptLastRecord_refusesByDefault_andIsCutWithRepairCorruptTail() {
-        final Path dir = copy("rot-tail");
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void corruptLastRecord_isATornTail_cutByDefault(final boolean repairFlag) {
+        // Issue 13 item 20: damage after which no valid record follows is a torn tail, whatever the flag says.
+        final Path dir = copy("rot-tail-" + repairFlag);
         final Path file = newest(dir);
         final List<long[]> recs = TestSupport.records(file);
         final long[] last = recs.get(recs.size() - 1);
         TestSupport.flipByte(file, last[1] + 60);
-        assertThatThrownBy(() -> SegmentedLog.open(dir, config(), runtime))
-            .isInstanceOfSatisfying(StorageException.class, e -> {
-                assertThat(e.corruption()).hasValue(CorruptionKind.RECORD_CHECKSUM);
-                assertThat(e.position()).hasValue(last[1]);
-                assertThat(e.getMessage()).contains("repairCorruptTail");
-            });
-        try (SegmentedLog log = SegmentedLog.open(dir, config().toBuilder().repairCorruptTail(true).build(), runtime)) {
+        try (TestSupport.Capture logs = TestSupport.capture(LogRecovery.class);
+             SegmentedLog log = SegmentedLog.open(dir, config().toBuilder().repairCorruptTail(repairFlag).build(), runtime)) {
             assertThat(log.recoveryReport().tailRepair()).hasValueSatisfying(r -> {
                 assertThat(r.reason()).isEqualTo(CorruptionKind.RECORD_CHECKSUM);
                 assertThat(r.position()).isEqualTo(last[1]);
+                assertThat(r.bytesCut()).isEqualTo(last[2]);
             });
+            assertThat(logs.messages(Level.WARN)).singleElement().asString().contains(file.toString())
+                .contains("byte position " + last[1]).contains("cut " + last[2] + " bytes");
             assertIntact(log, RECORDS - 1);
         }
     }
 
     @Test
-    void corruptHeaderOfAnEmptyLastRecord_isRepairableOnlyWithTheFlag() throws IOException {
+    void corruptHeaderOfAnEmptyLastRecord_isCutByDefault() throws IOException {
         final Path dir = tmp.resolve("empty-last");
         try (SegmentedLog log = SegmentedLog.open(dir, config(), runtime)) {
             log.append(payload(0, 10), 1);
@@ -166,51 +166,88 @@ class RecoveryTest {
         }
         final Path file = newest(dir);
         final long pos = Files.size(file) - 28;
-        TestSupport.flipByte(file, pos + 2); // payload_len byte: header CRC fails, pos + 28 == length
-        assertThatThrownBy(() -> SegmentedLog.open(dir, config(), runtime)).isInstanceOfSatisfying(StorageException.class,
-            e -> assertThat(e.corruption()).hasValue(CorruptionKind.RECORD_HEADER_CHECKSUM));
-        try (SegmentedLog log = SegmentedLog.open(dir, config().toBuilder().repairCorruptTail(true).build(), runtime)) {
+        TestSupport.flipByte(file, pos + 2); // payload_len byte: header CRC fails, nothing follows
+        try (SegmentedLog log = SegmentedLog.open(dir, config(), runtime)) {
             assertThat(log.tailOffset()).isEqualTo(1);
+            assertThat(log.recoveryReport().tailRepair()).hasValueSatisfying(r -> {
+                assertThat(r.reason()).isEqualTo(CorruptionKind.RECORD_HEADER_CHECKSUM);
+                assertThat(r.position()).isEqualTo(pos);
+            });
         }
     }
 
     @Test
-    void damageInASealedSegmentTail_refuses_evenWithRepairFlag() {
+    void damageInASealedSegmentTail_isServedAround_notRefused() {
+        // Issue 13 item 21: a flipped byte in a sealed segment found at open (after the last index entry).
         final Path dir = copy("sealed");
         final Path file = TestSupport.segmentFiles(dir).get(1);
         final List<long[]> recs = TestSupport.records(file);
-        final long[] last = recs.get(recs.size() - 1); // after the last index entry: checked at every open
+        final long[] last = recs.get(recs.size() - 1);
         TestSupport.flipByte(file, last[1] + 50);
-        assertThatThrownBy(() -> SegmentedLog.open(dir, config().toBuilder().repairCorruptTail(true).build(), runtime))
-            .isInstanceOfSatisfying(StorageException.class, e -> {
-                assertThat(e.code()).isEqualTo(StorageErrorCode.CORRUPTION);
-                assertThat(e.file()).hasValue(file);
-                assertThat(e.position()).hasValue(last[1]);
-                assertThat(e.getMessage()).contains(file.toString()).contains("sealed");
+        final long n = last[0];
+        try (SegmentedLog log = SegmentedLog.open(dir, config(), runtime)) {
+            assertThat(log.recoveryReport().damage()).singleElement().satisfies(d -> {
+                assertThat(d.from()).isEqualTo(n);
+                assertThat(d.to()).isEqualTo(n);
+                assertThat(d.file()).isEqualTo(file);
+                assertThat(d.position()).isEqualTo(last[1]);
             });
+            assertThat(readAround(log)).isEqualTo(List.of(n));
+        }
     }
 
     @Test
-    void damageInsideASealedSegment_isFoundByVerifyAllOnOpen_andByReads() {
+    void damageInsideASealedSegment_isFoundByVerifyAllOnOpen_andByReads_andServedAround() {
         final Path dir = copy("sealed-mid");
         final Path file = TestSupport.segmentFiles(dir).get(0);
         final long[] first = TestSupport.records(file).get(0); // before the last index entry
         TestSupport.flipByte(file, first[1] + 50);
-        assertThatThrownBy(() -> SegmentedLog.open(dir, config().toBuilder().verifyAllOnOpen(true).build(), runtime))
-            .isInstanceOfSatisfying(StorageException.class, e -> {
-                assertThat(e.file()).hasValue(file);
-                assertThat(e.position()).hasValue(first[1]);
-            });
+        try (SegmentedLog log = SegmentedLog.open(dir, config().toBuilder().verifyAllOnOpen(true).build(), runtime)) {
+            assertThat(log.recoveryReport().damage()).extracting(ReadResult.Corrupted::from, ReadResult.Corrupted::to,
+                ReadResult.Corrupted::position).containsExactly(org.assertj.core.groups.Tuple.tuple(0L, 0L, first[1]));
+            assertThat(readAround(log)).isEqualTo(List.of(0L));
+        }
         // The default open trusts a valid index for all but the segment's tail (cost independent of size),
-        // but a read never returns an unverified record.
+        // but a read never returns an unverified record: it finds the damage and serves around it.
         try (SegmentedLog log = SegmentedLog.open(dir, config(), runtime)) {
-            assertThatThrownBy(() -> log.read(0, 10, 10_000)).isInstanceOfSatisfying(StorageException.class, e -> {
-                assertThat(e.corruption()).hasValue(CorruptionKind.RECORD_CHECKSUM);
-                assertThat(e.file()).hasValue(file);
-                assertThat(e.position()).hasValue(first[1]);
+            assertThat(log.recoveryReport().damage()).isEmpty();
+            assertThat(log.read(0, 10, 10_000)).isInstanceOfSatisfying(ReadResult.Corrupted.class, c -> {
+                assertThat(c.from()).isZero();
+                assertThat(c.to()).isZero();
+                assertThat(c.kind()).isEqualTo(CorruptionKind.RECORD_CHECKSUM);
+                assertThat(c.file()).isEqualTo(file);
+                assertThat(c.position()).isEqualTo(first[1]);
+                assertThatThrownBy(c::recordsOrThrow).isInstanceOfSatisfying(StorageException.class,
+                    e -> assertThat(e.corruption()).hasValue(CorruptionKind.RECORD_CHECKSUM));
             });
             assertThat(log.read(1, 10, 10_000).recordsOrThrow()).isNotEmpty();
+            assertThat(readAround(log)).isEqualTo(List.of(0L));
         }
+    }
+
+    /** Reads the whole log following nextOffset(); checks every record served; returns the offsets reported damaged. */
+    private static List<Long> readAround(final SegmentedLog log) {
+        final List<Long> damaged = new java.util.ArrayList<>();
+        long from = log.baseOffset();
+        while (from < log.tailOffset()) {
+            final ReadResult r = log.read(from, 7, 100_000);
+            if (r instanceof ReadResult.Corrupted) {
+                final ReadResult.Corrupted c = (ReadResult.Corrupted) r;
+                assertThat(c.from()).isEqualTo(from);
+                for (long o = c.from(); o <= c.to(); o++) {
+                    damaged.add(o);
+                }
+            } else {
+                final List<LogRecord> got = r.recordsOrThrow();
+                assertThat(got).isNotEmpty();
+                for (final LogRecord rec : got) {
+                    assertThat(rec).isEqualTo(new LogRecord(rec.offset(), 1000 + rec.offset(), payload(rec.offset(), 100)));
+                }
+                assertThat(got.get(0).offset()).isEqualTo(from);
+            }
+            from = r.nextOffset();
+        }
+        return damaged;
     }
 
     @ParameterizedTest
@@ -246,16 +283,22 @@ class RecoveryTest {
     }
 
     @Test
-    void truncatedSealedSegment_refuses() {
+    void truncatedSealedSegment_losesOnlyItsCutRecord() {
         final Path dir = copy("short-sealed");
         final Path file = TestSupport.segmentFiles(dir).get(1);
         final List<long[]> recs = TestSupport.records(file);
-        TestSupport.truncateFile(file, recs.get(recs.size() - 1)[1] + 5);
-        assertThatThrownBy(() -> SegmentedLog.open(dir, config(), runtime))
-            .isInstanceOfSatisfying(StorageException.class, e -> {
-                assertThat(e.corruption()).hasValue(CorruptionKind.TRUNCATED);
-                assertThat(e.file()).hasValue(file);
+        final long[] last = recs.get(recs.size() - 1);
+        TestSupport.truncateFile(file, last[1] + 5);
+        try (SegmentedLog log = SegmentedLog.open(dir, config(), runtime)) {
+            assertThat(log.recoveryReport().damage()).singleElement().satisfies(d -> {
+                assertThat(d.kind()).isEqualTo(CorruptionKind.TRUNCATED);
+                assertThat(d.file()).isEqualTo(file);
+                assertThat(d.from()).isEqualTo(last[0]);
+                assertThat(d.to()).isEqualTo(last[0]); // bounded by the next segment's base offset
             });
+            assertThat(readAround(log)).isEqualTo(List.of(last[0]));
+            assertThat(log.tailOffset()).isEqualTo(RECORDS);
+        }
     }
 
     @Test

@@ -17,7 +17,8 @@ import dev.felix.core.routing.Router;
 import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.StreamFactory;
 import dev.felix.core.stream.StreamInfo;
-import dev.felix.core.writer.LogDirectories;
+import dev.felix.storage.LogDirectories;
+import dev.felix.storage.StorageException;
 import dev.felix.storage.StorageRuntime;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -99,7 +100,7 @@ public final class Broker implements AutoCloseable {
                 storage, s == null ? null : s.dataDir(), CacheRuntime.DEFAULT_SWEEP_INTERVAL), metadata,
                 config.openTenants());
         if (logsRoot != null) {
-            background.execute(() -> LogDirectories.purgeLeftovers(logsRoot));
+            background.execute(() -> removeQuietly(() -> LogDirectories.removeDeleted(logsRoot), logsRoot));
         }
     }
 
@@ -314,15 +315,19 @@ public final class Broker implements AutoCloseable {
         if (logsRoot == null || !s.config().durable()) {
             return;
         }
-        List<Path> retired = new ArrayList<>();
         for (int i = 0; i < s.shardCount(); i++) {
-            try {
-                retired.add(LogDirectories.retire(factory.logDirectory(s.name(), i, s.uid())));
-            } catch (java.io.IOException e) {
-                LOG.warn("could not move aside the log of {}/{}; remove it by hand: {}", s.name(), i, e.toString());
-            }
+            Path dir = factory.logDirectory(s.name(), i, s.uid());
+            background.execute(() -> removeQuietly(() -> LogDirectories.delete(dir), dir));
         }
-        background.execute(() -> retired.forEach(LogDirectories::remove));
+    }
+
+    /** Runs a log-directory removal; a failure is logged (the leftover is removed on a later try), never thrown. */
+    private static void removeQuietly(Runnable removal, Path where) {
+        try {
+            removal.run();
+        } catch (StorageException e) {
+            LOG.warn("could not remove a deleted log under {} (retried later): {}", where, e.getMessage());
+        }
     }
 
     private void checkOpen() throws FelixException {

@@ -203,6 +203,9 @@ final class CacheLog {
         long tail = opened.tailOffset();
         while (next < tail) {
             ReadResult r = opened.read(next, REPLAY_READ_RECORDS, REPLAY_READ_BYTES);
+            if (r instanceof ReadResult.Corrupted c) {
+                throw toError(c.toException(), "cache " + label + ": cannot replay its log").toException();
+            }
             if (r instanceof ReadResult.Trimmed t) {
                 throw FelixError.of(ErrorCode.CORRUPTION, "cache " + label + ": the log no longer holds offset "
                         + next + " (oldest " + t.oldest() + ") that its snapshot needs").toException();

@@ -6,11 +6,12 @@ import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.storage.FsyncPolicy;
 import dev.felix.storage.LogConfig;
+import dev.felix.storage.LogDirectories;
 import dev.felix.storage.LogId;
+import dev.felix.storage.StorageException;
 import dev.felix.core.metadata.CacheRecord;
 import dev.felix.core.metadata.LocalMetadata;
 import dev.felix.core.metadata.Metadata;
-import dev.felix.core.writer.LogDirectories;
 import java.util.concurrent.CompletionException;
 import java.util.ArrayList;
 import java.util.List;
@@ -227,26 +228,32 @@ public final class Caches implements AutoCloseable {
                 watchIds::incrementAndGet);
     }
 
+    /** For tests: the uid metadata gave a cache (0 if it has none). */
+    long metadataUid(CacheName name) throws FelixException {
+        return metadata.cache(name).map(CacheRecord::uid).orElse(0L);
+    }
+
     /** Where the log of a log cache lives. */
     java.nio.file.Path logDirectory(CacheName name, long uid) {
-        return new LogId(name.tenant(), name.namespace(), "cache:" + name.cache(), 0).resolve(runtime.logsRoot());
+        return new LogId(name.tenant(), name.namespace(), "cache:" + name.cache(), 0, uid).resolve(runtime.logsRoot());
     }
 
     private void removeLog(CacheRecord r) {
         if (r.config().backing() != CacheConfig.Backing.LOG || runtime.logsRoot() == null) {
             return;
         }
-        java.nio.file.Path retired;
-        try {
-            retired = LogDirectories.retire(logDirectory(r.name(), r.uid()));
-        } catch (java.io.IOException e) {
-            LOG.warn("could not move aside the log of dropped cache {}; remove it by hand: {}", r.name(), e.toString());
-            return;
-        }
+        java.nio.file.Path dir = logDirectory(r.name(), r.uid());
+        Runnable remove = () -> {
+            try {
+                LogDirectories.delete(dir);
+            } catch (StorageException e) {
+                LOG.warn("could not remove the log of dropped cache {} (retried later): {}", r.name(), e.getMessage());
+            }
+        };
         if (runtime.io() != null) {
-            runtime.io().execute(() -> LogDirectories.remove(retired));
+            runtime.io().execute(remove);
         } else {
-            LogDirectories.remove(retired);
+            remove.run();
         }
     }
 

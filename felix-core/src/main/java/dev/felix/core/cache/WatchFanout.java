@@ -206,11 +206,14 @@ final class WatchFanout {
             end(w, new WatchEnded(w.next, failed.error()));
             return null;
         }
-        if (read instanceof HistoryRead.Missing) {
+        if (read instanceof HistoryRead.Missing missing) {
             long oldest = cache.oldest(s);
+            String why = missing.reason() == HistoryRead.Reason.CORRUPTION
+                    ? " are damaged on disk (offsets " + missing.from() + ".." + missing.to() + ")"
+                    : " were compacted away before this watch read them (oldest now " + oldest + ")";
+            // Either way the cache itself is whole in memory: a fresh snapshot makes the watcher exact again.
             end(w, new WatchEnded(w.next, new FelixError(ErrorCode.CURSOR_TOO_OLD, "changes of cache " + label
-                    + " from offset " + w.next + " were compacted away before this watch read them (oldest now "
-                    + oldest + "); take a fresh snapshot", oldest)));
+                    + " from offset " + w.next + why + "; take a fresh snapshot", oldest)));
             return null;
         }
         List<LogRecord> records = ((HistoryRead.Records) read).records();

@@ -20,7 +20,9 @@ public record GapNotice(int shard, long from, long to, Reason reason) implements
         /** An ephemeral shard restarted and its memory was lost. */
         INCARNATION,
         /** The client's own receive queue was full (reported by the SDK, never by the broker). */
-        CLIENT_QUEUE_OVERFLOW;
+        CLIENT_QUEUE_OVERFLOW,
+        /** The events are damaged on disk (a checksum does not verify) and can never be served. */
+        CORRUPTION;
 
         private final String wireName = name().toLowerCase(Locale.ROOT);
 

@@ -234,8 +234,14 @@ final class ShardFanout {
         HistoryRead read = writer.readHistory(s.next, until,
                 (int) Math.min(room[0], LOG_READ_MAX_RECORDS), Math.min(room[1], LOG_READ_MAX_BYTES));
         if (read instanceof HistoryRead.Missing missing) {
-            metrics.retentionMissedEvents.add(missing.to() - missing.from() + 1);
-            s.missed(index, missing.from(), missing.to(), GapNotice.Reason.RETENTION);
+            long n = missing.to() - missing.from() + 1;
+            if (missing.reason() == HistoryRead.Reason.CORRUPTION) {
+                metrics.corruptMissedEvents.add(n);
+                s.missed(index, missing.from(), missing.to(), GapNotice.Reason.CORRUPTION);
+            } else {
+                metrics.retentionMissedEvents.add(n);
+                s.missed(index, missing.from(), missing.to(), GapNotice.Reason.RETENTION);
+            }
             s.next = missing.to() + 1;
             return null;
         }

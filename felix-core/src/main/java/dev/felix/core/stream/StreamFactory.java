@@ -71,7 +71,7 @@ public final class StreamFactory {
 
     /** Where shard {@code shard} of the stream keeps its log. */
     public Path logDirectory(StreamName name, int shard, long uid) {
-        return new LogId(name.tenant(), name.namespace(), name.stream(), shard).resolve(logsRoot);
+        return new LogId(name.tenant(), name.namespace(), name.stream(), shard, uid).resolve(logsRoot);
     }
 
     private LogConfig logConfig(StreamConfig s) {

@@ -28,6 +28,8 @@ public sealed interface HistoryRead {
     /** Why a range is missing. */
     enum Reason {
         /** Retention or compaction removed it. */
-        RETENTION
+        RETENTION,
+        /** It is damaged on disk (a checksum does not verify) and can never be served. */
+        CORRUPTION
     }
 }

@@ -214,6 +214,10 @@ public final class LogWriter<B> {
             long oldest = Math.min(trimmed.oldest(), until);
             return new HistoryRead.Missing(from, oldest - 1, HistoryRead.Reason.RETENTION);
         }
+        if (result instanceof ReadResult.Corrupted damaged) {
+            // Logged and counted once by the log; here it becomes a range the reader is told about.
+            return new HistoryRead.Missing(from, Math.min(damaged.to(), until - 1), HistoryRead.Reason.CORRUPTION);
+        }
         var records = ((ReadResult.Records) result).records();
         int n = (int) Math.min(records.size(), until - from);
         if (n == 0) {

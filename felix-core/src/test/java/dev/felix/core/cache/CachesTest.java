@@ -105,7 +105,10 @@ class CachesTest {
             put(c, "k", "v");
             Path dir = c.directory();
             assertThat(dir.getParent()).isEqualTo(tmp.resolve("logs"));
-            assertThat(dir).isEqualTo(new dev.felix.storage.LogId("acme", "prod", "cache:routes", 0)
+            long uid = caches.metadataUid(LOG);
+            assertThat(uid).as("a created cache has a uid").isNotZero();
+            assertThat(dir).as("named with its uid, so a re-created cache never sees the old log")
+                    .isEqualTo(new dev.felix.storage.LogId("acme", "prod", "cache:routes", 0, uid)
                     .resolve(tmp.resolve("logs")));
             assertThat(dir).isNotEqualTo(new dev.felix.storage.LogId("acme", "prod", "cache_routes", 0)
                     .resolve(tmp.resolve("logs")));

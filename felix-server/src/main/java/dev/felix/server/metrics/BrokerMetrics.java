@@ -75,6 +75,8 @@ public final class BrokerMetrics implements AutoCloseable {
         counter("felix.fanout.events", "events placed on subscriber queues", core.fannedOutEvents);
         counter("felix.gap.notices", "gap notices queued for subscribers", core.gapNotices);
         counter("felix.retention.missed.events", "events subscribers missed to retention", core.retentionMissedEvents);
+        counter("felix.corruption.missed.events", "events subscribers missed because they are damaged on disk",
+                core.corruptMissedEvents);
         counter("felix.writer.blocked", "times a block subscriber stopped its shard writer", core.writerBlocked);
         counter("felix.catchup.detached", "times a catch_up subscriber left live delivery", core.catchUpDetached);
         counter("felix.replayed.events", "events delivered from history", core.replayedEvents);
