@@ -57,17 +57,29 @@ public final class FelixClient implements AutoCloseable {
         this.quic = quic;
     }
 
-    /** Connects; throws {@link FelixClientException} ({@code connection_lost}) if the broker is unreachable or untrusted. */
+    /**
+     * Connects; throws {@link FelixClientException}: {@code connection_lost} if the broker is unreachable
+     * or its host cannot be resolved, {@code untrusted} if its certificate is not trusted.
+     */
     public static FelixClient connect(ClientConfig config) {
+        java.net.InetSocketAddress broker = config.broker;
+        if (broker.isUnresolved()) {
+            broker = new java.net.InetSocketAddress(broker.getHostString(), broker.getPort()); // resolve again now
+            if (broker.isUnresolved()) {
+                throw new FelixClientException(ErrorCode.CONNECTION_LOST, "cannot resolve the broker host '"
+                        + broker.getHostString() + "'");
+            }
+        }
         QuicClient quic;
         try {
-            quic = QuicClient.create(config.broker, config.serverName, config.transport, config.trust, null);
+            quic = QuicClient.create(broker, config.serverName, config.transport, config.trust, null);
         } catch (TransportException | TlsException e) {
             throw new FelixClientException(ErrorCode.CONNECTION_LOST, e.getMessage(), -1, e);
         }
         FelixClient client = new FelixClient(config, quic);
+        String where = broker.getHostString() + ":" + broker.getPort();
         try {
-            client.connection = quic.connect(null, new ChannelInitializer<QuicStreamChannel>() {
+            client.connection = quic.connect(PeerClose.RECORDER, new ChannelInitializer<QuicStreamChannel>() {
                 @Override
                 protected void initChannel(QuicStreamChannel ch) {
                     ch.pipeline().addLast(ClientFrames.decoder(config.maxFrameBytes), new EventStreamReader(client));
@@ -80,7 +92,11 @@ public final class FelixClient implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             quic.close();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "could not connect to " + config.broker
+            if (untrusted(cause)) {
+                throw new FelixClientException(ErrorCode.UNTRUSTED, "the broker at " + where + " presented a"
+                        + " certificate this client does not trust (" + cause.getMessage() + ")", -1, cause);
+            }
+            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "could not connect to " + where
                     + ": " + (e instanceof TimeoutException ? "no answer within " + config.connectTimeout.toMillis()
                     + " ms" : String.valueOf(cause.getMessage())), -1, cause);
         }
@@ -89,6 +105,17 @@ public final class FelixClient implements AutoCloseable {
         client.keepAlive = client.connection.eventLoop().scheduleAtFixedRate(client::tick, every, every,
                 TimeUnit.MILLISECONDS);
         return client;
+    }
+
+    /** Whether a failed handshake failed because the peer's certificate was rejected. */
+    private static boolean untrusted(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.security.cert.CertificateException
+                    || String.valueOf(t.getMessage()).contains("CERTIFICATE_VERIFY_FAILED")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public ClientConfig config() {
@@ -277,8 +304,7 @@ public final class FelixClient implements AutoCloseable {
     }
 
     private void onConnectionClosed() {
-        FelixClientException e = new FelixClientException(ErrorCode.CONNECTION_LOST,
-                closed ? "the client was closed" : "the connection to " + config.broker + " was lost");
+        FelixClientException e = connectionEnded();
         lost = e;
         if (keepAlive != null) {
             keepAlive.cancel(false);
@@ -289,6 +315,21 @@ public final class FelixClient implements AutoCloseable {
         for (Subscription s : List.copyOf(starting)) {
             s.connectionLost(e);
         }
+    }
+
+    /** Why the connection ended, as the error everything that needed it fails with. */
+    private FelixClientException connectionEnded() {
+        if (closed) {
+            return new FelixClientException(ErrorCode.CONNECTION_LOST, "the client was closed");
+        }
+        FelixClientException byBroker = PeerClose.cause(connection);
+        return byBroker != null ? byBroker : new FelixClientException(ErrorCode.CONNECTION_LOST,
+                "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost");
+    }
+
+    /** The broker's reason for closing the connection as an error, or null if it gave none (yet). */
+    FelixClientException closedByBroker() {
+        return PeerClose.cause(connection);
     }
 
     private void checkUsable() {

@@ -24,13 +24,20 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     public interface HeaderValidator {
         /**
          * @param header exactly {@code headerLength} readable bytes; read with absolute getters
-         * @return the declared payload length, or a negative number after filling {@code problem}
+         * @return the declared payload length; or, after filling {@code problem}, {@link #TOO_LARGE} when
+         *         the declared length is over the limit and any other negative number for other problems
          */
         long payloadLength(ByteBuf header, StringBuilder problem);
     }
 
-    /** A header that failed validation; carries the reason. The stream is unusable afterwards. */
-    public record BadHeader(String reason) {
+    /** What a {@link HeaderValidator} returns for a well-formed header declaring more than the limit. */
+    public static final long TOO_LARGE = -2;
+
+    /**
+     * A header that failed validation; carries the reason, and whether it failed only because it declared
+     * more than the limit ({@code tooLarge}). The stream is unusable afterwards.
+     */
+    public record BadHeader(String reason, boolean tooLarge) {
     }
 
     private final int headerLength;
@@ -57,7 +64,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             if (length < 0) {
                 failed = true;
                 in.skipBytes(in.readableBytes());
-                out.add(new BadHeader(problem.toString()));
+                out.add(new BadHeader(problem.toString(), length == TOO_LARGE));
                 return;
             }
             long frameLength = headerLength + length;

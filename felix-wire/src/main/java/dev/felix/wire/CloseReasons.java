@@ -1,0 +1,13 @@
+package dev.felix.wire;
+
+/**
+ * Reasons a broker gives when it closes a whole QUIC connection (application close, error code 0, the
+ * reason as UTF-8 text), so a client can tell the person why. Upstream Felix sends the same text.
+ */
+public final class CloseReasons {
+    private CloseReasons() {
+    }
+
+    /** The broker is draining (SIGTERM): it refuses new work and closes every connection. */
+    public static final String SHUTTING_DOWN = "broker shutting down";
+}
