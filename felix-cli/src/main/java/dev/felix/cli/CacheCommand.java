@@ -39,10 +39,9 @@ final class CacheCommand implements Runnable {
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true,
-            description = {"Create a cache; creating it again with the same definition is a no-op.",
+            description = {"Create a cache (a no-op if it exists with this definition).",
                 "",
-                "A memory cache keeps a bounded history of changes for watchers; a log cache (--backing log)",
-                "writes every change to a durable log and survives restarts."})
+                "A memory cache keeps a bounded history of changes for watchers; a log cache (--backing log) writes every change to a durable log and survives restarts."})
     static final class Create implements Callable<Integer> {
         @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to create.")
         String cache;
@@ -134,7 +133,7 @@ final class CacheCommand implements Runnable {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true,
-            description = {"Print KEY's value; exit status 4 if it is not set (absent or expired)."})
+            description = "Print KEY's value; exit status 4 if it is not set (or expired).")
     static final class Get implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to read.")
         String cache;
@@ -161,7 +160,7 @@ final class CacheCommand implements Runnable {
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true,
-            description = {"Remove KEY and print the change offset; exit status 4 if it is not set."})
+            description = "Remove KEY and print the change offset; exit 4 if it is not set.")
     static final class Delete implements Callable<Integer> {
         @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache.")
         String cache;
@@ -190,9 +189,7 @@ final class CacheCommand implements Runnable {
     @Command(name = "watch", mixinStandardHelpOptions = true,
             description = {"Print a cache's entries, then every change, until interrupted.",
                 "",
-                "The entries come first as snapshot<TAB>put<TAB>KEY<TAB>VALUE, then each change as",
-                "OFFSET<TAB>put<TAB>KEY<TAB>VALUE or OFFSET<TAB>delete<TAB>KEY. Keeps up after any stall",
-                "(re-watches from where it left off, or takes a fresh snapshot)."})
+                "The entries come first as snapshot<TAB>put<TAB>KEY<TAB>VALUE, then each change as OFFSET<TAB>put<TAB>KEY<TAB>VALUE or OFFSET<TAB>delete<TAB>KEY. Keeps up after any stall (re-watches from where it left off, or takes a fresh snapshot)."})
     static final class Watch implements Callable<Integer> {
         @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to watch.")
         String cache;

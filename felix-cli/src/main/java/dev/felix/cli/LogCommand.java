@@ -22,10 +22,11 @@ final class LogCommand implements Runnable {
     }
 
     @Command(name = "inspect", mixinStandardHelpOptions = true,
-            description = {"List the segments of durable-stream logs: files, offsets, records and sizes.",
+            description = {"List the segments of durable-stream logs on disk.",
                 "",
-                "DIR is one log directory, a directory of them (DATA_DIR/logs), or a broker's data",
-                "directory. A DIR holding no log is an error (exit status 2)."})
+                "For each log: its segment files, their offsets, record counts and sizes.",
+                "",
+                "DIR is one log directory, a directory of them (DATA_DIR/logs), or a broker's data directory. A DIR holding no log is an error (exit status 2)."})
     static final class Inspect implements Callable<Integer> {
         @Parameters(paramLabel = "DIR", description = "A log directory, a directory of log directories"
                 + " (DATA_DIR/logs), or a data directory.")
@@ -44,11 +45,9 @@ final class LogCommand implements Runnable {
     }
 
     @Command(name = "verify", mixinStandardHelpOptions = true,
-            description = {"Check every checksum and offset of durable-stream logs; exit 1 on a problem.",
+            description = {"Check every checksum and offset of durable-stream logs.",
                 "",
-                "Checks every segment header and record checksum and that offsets are contiguous. Exit",
-                "status: 0 when clean, 1 when a problem was found (each is listed with its file and byte",
-                "position), 2 when DIR holds no log."})
+                "Checks every segment header and record checksum and that offsets are contiguous. Exit status: 0 when clean, 1 when a problem was found (each is listed with its file and byte position), 2 when DIR holds no log."})
     static final class Verify implements Callable<Integer> {
         @Parameters(paramLabel = "DIR", description = "A log directory, a directory of log directories"
                 + " (DATA_DIR/logs), or a data directory.")

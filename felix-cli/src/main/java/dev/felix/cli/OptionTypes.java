@@ -101,7 +101,7 @@ final class OptionTypes {
     }
 
     /** A cache capacity in entries. */
-    static final class Entries extends BoundedInt {
+    static final class Entries extends Bounded {
         Entries() {
             super(1, Integer.MAX_VALUE);
         }

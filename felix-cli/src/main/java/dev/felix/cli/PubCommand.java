@@ -17,9 +17,8 @@ import picocli.CommandLine.Parameters;
 /** {@code felix pub}: publishes messages (arguments, or one per line of stdin). */
 @Command(name = "pub", mixinStandardHelpOptions = true,
         description = {"Publish messages to a stream and wait for each acknowledgement.",
-            "",
-            "Each MESSAGE argument is one message; with none, each line of standard input is one.",
-            "With --verbose, the shard and offset of each message go to stderr."})
+                "",
+                "Each MESSAGE argument is one message; with none, each line of standard input is one. With --verbose, the shard and offset of each message go to stderr."})
 final class PubCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/STREAM",

@@ -19,15 +19,11 @@ import picocli.CommandLine.Option;
  * 0 once the drain is done (a second signal during the drain exits at once with status 1).
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
-        description = {
-            "Run a broker node until SIGTERM or Ctrl-C, then drain it and exit 0.",
-            "",
-            "With no options: data under ./data, QUIC on 127.0.0.1:5000, admin HTTP on 127.0.0.1:8080,",
-            "a generated self-signed certificate, dev mode (any auth on loopback).",
-            "",
-            "Settings come from, lowest to highest: defaults, --config FILE (YAML), FELIX_<SETTING>",
-            "environment variables, flags. See docs/configuration.md for every setting."
-        })
+        description = {"Run a broker node; SIGTERM or Ctrl-C drains it and exits 0.",
+                "",
+                "With no options: data under ./data, QUIC on 127.0.0.1:5000, admin HTTP on 127.0.0.1:8080, a generated self-signed certificate, dev mode (any auth on loopback).",
+                "",
+                "Settings come from, lowest to highest: defaults, --config FILE (YAML), FELIX_<SETTING> environment variables, flags. See docs/configuration.md for every setting."})
 final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:FELIX_CONFIG}",

@@ -27,10 +27,9 @@ final class StreamCommand implements Runnable {
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true,
-            description = {"Create a stream; creating it again with the same definition is a no-op.",
+            description = {"Create a stream (a no-op if it exists with this definition).",
                 "",
-                "Ephemeral streams keep recent events in memory; durable ones (--durable) keep them in a",
-                "checksummed log on disk, within the retention bounds."})
+                "Ephemeral streams keep recent events in memory; durable ones (--durable) keep them in a checksummed log on disk, within the retention bounds."})
     static final class Create implements Callable<Integer> {
         @Parameters(paramLabel = "TENANT/NAMESPACE/STREAM", description = "The stream to create.")
         String stream;

@@ -20,10 +20,8 @@ import picocli.CommandLine.Parameters;
 /** {@code felix sub}: prints {@code offset<TAB>payload} per event; gaps go to stderr. */
 @Command(name = "sub", mixinStandardHelpOptions = true,
         description = {"Subscribe to a stream and print one line per event.",
-            "",
-            "Each event is printed as OFFSET<TAB>PAYLOAD (SHARD:OFFSET<TAB>PAYLOAD for a stream of",
-            "several shards). Missed ranges are reported on stderr as '# gap ...'. Runs until",
-            "interrupted unless --count or --idle-timeout ends it (exit status 3 for the timeout)."})
+                "",
+                "Each event is printed as OFFSET<TAB>PAYLOAD (SHARD:OFFSET<TAB>PAYLOAD for a stream of several shards). Missed ranges are reported on stderr as '# gap ...'. Runs until interrupted unless --count or --idle-timeout ends it (exit status 3 for the timeout)."})
 final class SubCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/STREAM", description = "The stream to read.")
