@@ -151,6 +151,36 @@ class CliLauncherTest {
         assertThat(badAddress.err()).contains("--broker").contains("HOST:PORT");
     }
 
+    // ------------------------------------------------------------------ item 10
+
+    @Test
+    void authMode_aMissingOrRefusedTokenNamesTokenAndFelixToken() throws Exception {
+        try (FelixServer secured = FelixServer.start(ConfigLoader.load(null, Map.of(), Map.of(
+                "data_dir", dir.resolve("secured").toString(), "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0",
+                "auth_tokens", "t1=s3cret")))) {
+            String[] where = {"--broker", "127.0.0.1:" + secured.quicAddress().getPort(), "--ca",
+                secured.certificateFile().toString()};
+            Launcher.Result missing = felix.run(concat(List.of("pub", "t1/default/x", "hi"), where));
+            assertThat(missing.code()).as(missing.toString()).isEqualTo(1);
+            assertThat(missing.err()).contains("unauthorized").contains("no token was given")
+                    .contains("--token TOKEN").contains("FELIX_TOKEN");
+
+            Launcher.Result wrong = felix.run(concat(List.of("pub", "t1/default/x", "hi", "--token", "guess"), where));
+            assertThat(wrong.code()).as(wrong.toString()).isEqualTo(1);
+            assertThat(wrong.err()).contains("refused the token").contains("--token").contains("FELIX_TOKEN");
+
+            Launcher.Result viaEnv = new Launcher(dir, Map.of("FELIX_TOKEN", "s3cret")).run(
+                    concat(List.of("stream", "create", "t1/default/x"), where));
+            assertThat(viaEnv.code()).as(viaEnv.toString()).isZero();
+        }
+    }
+
+    private static String[] concat(List<String> a, String[] b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(List.of(b));
+        return all.toArray(String[]::new);
+    }
+
     // ------------------------------------------------------------------ item 9
 
     @Test

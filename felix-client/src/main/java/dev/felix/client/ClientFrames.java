@@ -45,10 +45,19 @@ final class ClientFrames {
 
     /** The exception a broker {@code error} stands for. */
     static FelixClientException toException(Message.ErrorMessage error) {
-        return new FelixClientException(ErrorCode.fromCode(error.code()), error.message());
+        return toException(error.code(), error.message());
     }
 
     static FelixClientException toException(Message.PublishError error) {
-        return new FelixClientException(ErrorCode.fromCode(error.code()), error.message());
+        return toException(error.code(), error.message());
+    }
+
+    /** {@code unavailable} because the broker is draining reads as {@link ErrorCode#BROKER_SHUTTING_DOWN}. */
+    private static FelixClientException toException(String code, String message) {
+        if (dev.felix.wire.CloseReasons.isShutdown(code, message)) {
+            return new FelixClientException(ErrorCode.BROKER_SHUTTING_DOWN, "the broker is shutting down (it said: "
+                    + message + "); reconnect once it is back");
+        }
+        return new FelixClientException(ErrorCode.fromCode(code), message);
     }
 }

@@ -50,6 +50,8 @@ public final class FelixClient implements AutoCloseable {
     private final Map<Long, Long> unclaimedSince = new HashMap<>();
     private ScheduledFuture<?> keepAlive;
     private volatile FelixClientException lost;
+    /** The broker announced its shutdown on some stream (its CONNECTION_CLOSE may still get lost). */
+    private volatile FelixClientException shutdownNotice;
     private volatile boolean closed;
 
     private FelixClient(ClientConfig config, QuicClient quic) {
@@ -322,14 +324,32 @@ public final class FelixClient implements AutoCloseable {
         if (closed) {
             return new FelixClientException(ErrorCode.CONNECTION_LOST, "the client was closed");
         }
-        FelixClientException byBroker = PeerClose.cause(connection);
+        FelixClientException byBroker = closedByBroker();
         return byBroker != null ? byBroker : new FelixClientException(ErrorCode.CONNECTION_LOST,
                 "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost");
     }
 
-    /** The broker's reason for closing the connection as an error, or null if it gave none (yet). */
+    /**
+     * The broker's reason for closing the connection as an error: the reason of its CONNECTION_CLOSE,
+     * or, if that datagram did not arrive, that it announced its shutdown on a stream before; null if
+     * neither.
+     */
     FelixClientException closedByBroker() {
-        return PeerClose.cause(connection);
+        FelixClientException byClose = PeerClose.cause(connection);
+        if (byClose != null) {
+            return byClose;
+        }
+        FelixClientException notice = shutdownNotice;
+        return notice == null ? null : new FelixClientException(ErrorCode.BROKER_SHUTTING_DOWN, "the broker at "
+                + config.broker.getHostString() + ":" + config.broker.getPort() + " is shutting down and closed the"
+                + " connection; reconnect once it is back");
+    }
+
+    /** A stream of this connection reported {@code e}; remembers a shutdown announcement. Any thread. */
+    void noticed(FelixClientException e) {
+        if (e != null && e.code() == ErrorCode.BROKER_SHUTTING_DOWN) {
+            shutdownNotice = e;
+        }
     }
 
     private void checkUsable() {

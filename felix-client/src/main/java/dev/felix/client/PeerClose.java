@@ -48,13 +48,13 @@ final class PeerClose {
         if (reason == null) {
             return null;
         }
-        String where = connection.remoteSocketAddress() instanceof InetSocketAddress a
-                ? a.getHostString() + ":" + a.getPort() : "the broker";
+        String broker = connection.remoteSocketAddress() instanceof InetSocketAddress a
+                ? "the broker at " + a.getHostString() + ":" + a.getPort() : "the broker";
         if (CloseReasons.SHUTTING_DOWN.equals(reason)) {
-            return new FelixClientException(ErrorCode.BROKER_SHUTTING_DOWN, "the broker at " + where
+            return new FelixClientException(ErrorCode.BROKER_SHUTTING_DOWN, broker
                     + " is shutting down and closed the connection; reconnect once it is back");
         }
-        return new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker at " + where
+        return new FelixClientException(ErrorCode.CONNECTION_LOST, broker
                 + " closed the connection" + (reason.isEmpty() ? "" : ": " + reason));
     }
 }

@@ -43,7 +43,12 @@ public final class Publisher implements AutoCloseable {
 
     private final ClientMetrics metrics;
 
-    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames, ClientMetrics metrics) {
+    /** Where this publisher reports what it learns about the connection (a shutdown announcement). */
+    private final java.util.function.Consumer<FelixClientException> notices;
+
+    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames, ClientMetrics metrics,
+            java.util.function.Consumer<FelixClientException> notices) {
+        this.notices = notices;
         this.stream = stream;
         this.config = config;
         this.frames = frames;
@@ -65,7 +70,7 @@ public final class Publisher implements AutoCloseable {
             }
         }).thenApply(fs -> {
             // The listener is only called after ready completes, on the same event loop: self is set first.
-            self[0] = new Publisher(stream, client.config(), fs, client.metrics());
+            self[0] = new Publisher(stream, client.config(), fs, client.metrics(), client::noticed);
             client.register(self[0]);
             return self[0];
         });
@@ -320,6 +325,9 @@ public final class Publisher implements AutoCloseable {
     }
 
     private void complete(long id, PublishAck ack, FelixClientException error) {
+        if (error != null) {
+            notices.accept(error);
+        }
         Pending p = pending.remove(id);
         if (p == null) {
             return;

@@ -84,6 +84,9 @@ final class StartupChecks {
         if (e instanceof NoSuchFileException n) {
             return "no such file or directory: " + n.getFile();
         }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason().toLowerCase(Locale.ROOT) + " (" + f.getFile() + ")";
+        }
         return e.getClass().getSimpleName() + ": " + e.getMessage();
     }
 }

@@ -10,4 +10,12 @@ public final class CloseReasons {
 
     /** The broker is draining (SIGTERM): it refuses new work and closes every connection. */
     public static final String SHUTTING_DOWN = "broker shutting down";
+
+    /**
+     * Whether an {@code error} says the broker is shutting down: code {@code unavailable} with a message
+     * ending in "shutting down", as a draining broker ends subscriptions and refuses publishes.
+     */
+    public static boolean isShutdown(String code, String message) {
+        return "unavailable".equals(code) && message != null && message.endsWith("shutting down");
+    }
 }
