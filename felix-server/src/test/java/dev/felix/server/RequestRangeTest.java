@@ -16,7 +16,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.function.ThrowingCallable;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 
 /**
  * Numeric request fields out of range are refused with {@code bad_request} naming the field, the valid
