@@ -239,13 +239,24 @@ class CliLauncherTest {
     }
 
     @Test
-    void readmeSequence_fromAnOffsetWorksWhenRunInOrder() {
-        // The README's "More commands" block, in order, against a fresh broker.
-        assertThat(felix.run(args("sub", "t1/default/demo", "--from", "earliest", "--idle-timeout", "1s")).code())
-                .isEqualTo(3);
-        assertThat(felix.runWithInput("a\nb\nc\n", args("pub", "t1/default/demo")).code()).isZero();
-        Launcher.Result resume = felix.run(args("sub", "t1/default/demo", "--from", "1", "--count", "2"));
-        assertThat(resume.code()).as(resume.toString()).isZero();
-        assertThat(resume.out()).isEqualTo("1\tb\n2\tc\n");
+    void readmeSequence_fromAnOffsetWorksWhenRunInOrder() throws Exception {
+        // The README's quickstart, then the pub/sub lines of its "More commands" block, in order, as typed.
+        Launcher readme = new Launcher(dir, Map.of("FELIX_BROKER", "127.0.0.1:" + server.quicAddress().getPort(),
+                "FELIX_CA", server.certificateFile().toString()));
+        assertThat(readme.run("pub", "t1/default/demo", "hello").code()).isZero();
+        String text = Files.readString(Launcher.SCRIPT.resolveSibling("README.md"));
+        String block = text.substring(text.indexOf("```bash", text.indexOf("More commands")));
+        block = block.substring(0, block.indexOf("```", 7));
+        List<String> lines = block.lines().map(l -> l.replaceAll("\\s+#.*$", ""))
+                .filter(l -> l.matches("(seq .*\\| )?\\./felix (pub|sub) .*")).toList();
+        assertThat(lines).hasSize(3);
+        List<String> outputs = new ArrayList<>();
+        for (String line : lines) {
+            Launcher.Result r = readme.shell(line);
+            assertThat(r.code()).as(line + "\n" + r).isZero();
+            outputs.add(r.out());
+        }
+        assertThat(outputs.get(1)).isEqualTo("0\thello\n1\t1\n2\t2\n");
+        assertThat(outputs.get(2)).isEqualTo("42\t42\n");
     }
 }

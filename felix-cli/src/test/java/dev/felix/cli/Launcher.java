@@ -42,15 +42,21 @@ final class Launcher {
 
     /** Runs {@code felix args...} with {@code stdin} as standard input. */
     Result runWithInput(String stdin, String... args) {
+        List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
+        command.addAll(List.of(args));
+        return complete(stdin, command, "felix " + String.join(" ", args));
+    }
+
+    private Result complete(String stdin, List<String> command, String what) {
         try {
-            Process p = start(args);
+            Process p = start(command);
             if (stdin != null) {
                 p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
             }
             p.getOutputStream().close();
             if (!p.waitFor(60, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new AssertionError("felix " + String.join(" ", args) + " did not finish within 60 s");
+                throw new AssertionError(what + " did not finish within 60 s");
             }
             return new Result(p.exitValue(), Files.readString(out(p)), Files.readString(err(p)));
         } catch (IOException e) {
@@ -61,10 +67,22 @@ final class Launcher {
         }
     }
 
+    /**
+     * Runs a shell command line as a README shows it ({@code seq 1 3 | ./felix pub ...}), with
+     * {@code ./felix} standing for this checkout's launcher.
+     */
+    Result shell(String commandLine) {
+        return complete(null, List.of("bash", "-c", commandLine.replace("./felix", "bash " + SCRIPT)), commandLine);
+    }
+
     /** Starts {@code felix args...}; stdout and stderr go to files read with {@link #out} and {@link #err}. */
     Process start(String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of("bash", SCRIPT.toString()));
         command.addAll(List.of(args));
+        return start(command);
+    }
+
+    private Process start(List<String> command) throws IOException {
         ProcessBuilder b = new ProcessBuilder(command).directory(workDir.toFile());
         b.environment().put("FELIX_CLASSPATH", System.getProperty("java.class.path"));
         b.environment().put("FELIX_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
