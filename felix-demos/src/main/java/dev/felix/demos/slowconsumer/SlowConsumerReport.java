@@ -78,8 +78,8 @@ final class SlowConsumerReport {
                 o.targetRate()));
         out.println(String.format("    publisher      %10d msg/s while stalled, %d msg/s before (%d%%)",
                 o.degradedRate(), o.baselineRate(), Math.round(o.degradedToBaseline() * 100)));
-        out.println(String.format("    publisher      %10d ms of the stall waiting for its writes (backpressure)",
-                o.stallWaitMillis()));
+        out.println(String.format("    publisher      %10d ms behind its schedule during the stall (writes held back"
+                + " by flow control)", o.stallWaitMillis()));
         for (DashboardOutcome d : o.subscribers()) {
             out.println(String.format("    %-14s %10d received  %10d lost%s", d.name(), d.received(), d.lost(),
                     d.stalled() ? "   <- stalled" : ""));
