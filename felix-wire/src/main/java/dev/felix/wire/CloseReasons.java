@@ -3,6 +3,7 @@ package dev.felix.wire;
 /**
  * Reasons a broker gives when it closes a whole QUIC connection (application close, error code 0, the
  * reason as UTF-8 text), so a client can tell the person why. Upstream Felix sends the same text.
+ * Constants only; stateless.
  */
 public final class CloseReasons {
     private CloseReasons() {
@@ -16,6 +17,6 @@ public final class CloseReasons {
      * ending in "shutting down", as a draining broker ends subscriptions and refuses publishes.
      */
     public static boolean isShutdown(String code, String message) {
-        return "unavailable".equals(code) && message != null && message.endsWith("shutting down");
+        return ErrorCodes.UNAVAILABLE.equals(code) && message != null && message.endsWith("shutting down");
     }
 }

@@ -25,8 +25,10 @@ public final class ErrorCodes {
     public static final String NOT_LEADER = "not_leader";
     /** The batch is durable here but did not reach a majority in time (cluster). */
     public static final String QUORUM_TIMEOUT = "quorum_timeout";
-    /** The shard cannot be served right now. */
+    /** The shard cannot be served right now (also: the broker is shutting down, see {@link CloseReasons}). */
     public static final String UNAVAILABLE = "unavailable";
+    /** A frame declared more than the receiver's {@code max_frame_bytes}; the message names the limit. */
+    public static final String TOO_LARGE = "too_large";
 
     private ErrorCodes() {
     }
