@@ -39,22 +39,32 @@ final class CacheCommand implements Runnable {
         }
     }
 
-    @Command(name = "create", mixinStandardHelpOptions = true, description = "Create a cache (idempotent).")
+    @Command(name = "create", mixinStandardHelpOptions = true,
+            description = {"Create a cache (a no-op if it exists with this definition).",
+                "",
+                "A memory cache keeps a bounded history of changes for watchers; a log cache (--backing log) writes every change to a durable log and survives restarts."})
     static final class Create implements Callable<Integer> {
-        @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE")
+        @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to create.")
         String cache;
 
-        @Option(names = "--backing", defaultValue = "memory", paramLabel = "memory|log",
-                description = "memory (bounded change history) or log (durable, survives restarts); default ${DEFAULT-VALUE}")
+        @Option(names = "--backing", defaultValue = "memory", paramLabel = "BACKING", converter = OptionTypes.Backing.class,
+                description = "memory (bounded change history) or log (durable, survives restarts)."
+                        + " Default: ${DEFAULT-VALUE}.")
         String backing;
 
-        @Option(names = "--ttl", paramLabel = "AGE", description = "default TTL of entries, e.g. 30s, 10m")
-        String ttl;
+        @Option(names = "--ttl", paramLabel = "AGE", converter = OptionTypes.Age.class,
+                description = "Default time to live of entries whose put gives none, e.g. 30s, 10m, 7d."
+                        + " Default: entries never expire.")
+        Duration ttl;
 
-        @Option(names = "--max-entries", paramLabel = "N", description = "capacity; least recently used entries are evicted past it")
+        @Option(names = "--max-entries", paramLabel = "N", converter = OptionTypes.Entries.class,
+                description = "Capacity; past it the least recently used entries are evicted."
+                        + " Default: 1000000 (the broker's).")
         Long maxEntries;
 
-        @Option(names = "--fsync", paramLabel = "on_commit|periodic|none", description = "log backing: when changes are forced to disk")
+        @Option(names = "--fsync", paramLabel = "POLICY", converter = OptionTypes.Fsync.class,
+                description = "Log backing only: when changes are forced to disk: on_commit (before each"
+                        + " acknowledgement), periodic or none. Default: periodic.")
         String fsync;
 
         @Mixin
@@ -63,17 +73,20 @@ final class CacheCommand implements Runnable {
         @Override
         public Integer call() {
             CacheRef ref = parse(cache);
-            Duration defaultTtl = ttl == null ? null : StreamCommand.parseAge(ttl);
+            if (fsync != null && !"log".equals(backing)) {
+                throw new Errors.UsageException("--fsync applies to log-backed caches only: add --backing log");
+            }
             try (FelixClient c = client.connect(ref.tenant())) {
-                print(c.caches().create(ref, new CacheSpec(backing, defaultTtl, maxEntries, fsync)));
+                print(c.caches().create(ref, new CacheSpec(backing, ttl, maxEntries, fsync)));
             }
             return 0;
         }
     }
 
-    @Command(name = "describe", mixinStandardHelpOptions = true, description = "Show a cache's definition and state.")
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+            description = "Show a cache's definition, entry count and next change offset.")
     static final class Describe implements Callable<Integer> {
-        @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE")
+        @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to describe.")
         String cache;
 
         @Mixin
@@ -89,19 +102,22 @@ final class CacheCommand implements Runnable {
         }
     }
 
-    @Command(name = "put", mixinStandardHelpOptions = true, description = "Set KEY to VALUE; prints the change offset.")
+    @Command(name = "put", mixinStandardHelpOptions = true,
+            description = "Set KEY to VALUE and print the change offset.")
     static final class Put implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE")
+        @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE",
+                description = "The cache; in dev mode it is created on first use.")
         String cache;
 
-        @Parameters(index = "1", paramLabel = "KEY")
+        @Parameters(index = "1", paramLabel = "KEY", description = "The key to set.")
         String key;
 
-        @Parameters(index = "2", paramLabel = "VALUE")
+        @Parameters(index = "2", paramLabel = "VALUE", description = "The value, as text (UTF-8).")
         String value;
 
-        @Option(names = "--ttl", paramLabel = "AGE", description = "expire after this long (e.g. 30s); default: the cache's")
-        String ttl;
+        @Option(names = "--ttl", paramLabel = "AGE", converter = OptionTypes.Age.class,
+                description = "Expire the entry after this long, e.g. 30s. Default: the cache's default TTL.")
+        Duration ttl;
 
         @Mixin
         ClientOptions client;
@@ -110,8 +126,7 @@ final class CacheCommand implements Runnable {
         public Integer call() {
             CacheRef ref = parse(cache);
             try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
-                long offset = cache.put(key, value.getBytes(StandardCharsets.UTF_8),
-                        ttl == null ? null : StreamCommand.parseAge(ttl));
+                long offset = cache.put(key, value.getBytes(StandardCharsets.UTF_8), ttl);
                 System.out.println(offset);
             }
             return 0;
@@ -119,12 +134,12 @@ final class CacheCommand implements Runnable {
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true,
-            description = "Print KEY's value; exit status 4 if it is absent or expired.")
+            description = "Print KEY's value; exit status 4 if it is not set (or expired).")
     static final class Get implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE")
+        @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to read.")
         String cache;
 
-        @Parameters(index = "1", paramLabel = "KEY")
+        @Parameters(index = "1", paramLabel = "KEY", description = "The key to read.")
         String key;
 
         @Mixin
@@ -136,8 +151,8 @@ final class CacheCommand implements Runnable {
             try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
                 Optional<byte[]> v = cache.get(key);
                 if (v.isEmpty()) {
-                    System.err.println("felix: " + key + " is not set");
-                    return 4;
+                    System.err.println("felix: " + key + " is not set in " + ref);
+                    return Errors.ABSENT;
                 }
                 System.out.println(new String(v.get(), StandardCharsets.UTF_8));
             }
@@ -145,12 +160,13 @@ final class CacheCommand implements Runnable {
         }
     }
 
-    @Command(name = "delete", mixinStandardHelpOptions = true, description = "Remove KEY; prints the change offset.")
+    @Command(name = "delete", mixinStandardHelpOptions = true,
+            description = "Remove KEY and print the change offset; exit 4 if it is not set.")
     static final class Delete implements Callable<Integer> {
-        @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE")
+        @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache.")
         String cache;
 
-        @Parameters(index = "1", paramLabel = "KEY")
+        @Parameters(index = "1", paramLabel = "KEY", description = "The key to remove.")
         String key;
 
         @Mixin
@@ -160,23 +176,30 @@ final class CacheCommand implements Runnable {
         public Integer call() {
             CacheRef ref = parse(cache);
             try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
-                System.out.println(cache.delete(key));
+                long offset = cache.delete(key);
+                if (offset < 0) {
+                    System.err.println("felix: " + key + " is not set in " + ref + "; nothing was deleted");
+                    return Errors.ABSENT;
+                }
+                System.out.println(offset);
             }
             return 0;
         }
     }
 
     @Command(name = "watch", mixinStandardHelpOptions = true,
-            description = {"Print the cache's current entries, then every change: OFFSET<TAB>OP<TAB>KEY<TAB>VALUE.",
-                "Keeps up after any stall (re-watches from where it left off, or takes a fresh snapshot)."})
+            description = {"Print a cache's entries, then every change, until interrupted.",
+                "",
+                "The entries come first as snapshot<TAB>put<TAB>KEY<TAB>VALUE, then each change as OFFSET<TAB>put<TAB>KEY<TAB>VALUE or OFFSET<TAB>delete<TAB>KEY. Keeps up after any stall (re-watches from where it left off, or takes a fresh snapshot)."})
     static final class Watch implements Callable<Integer> {
-        @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE")
+        @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to watch.")
         String cache;
 
-        @Option(names = "--prefix", paramLabel = "PREFIX", description = "only keys starting with PREFIX")
+        @Option(names = "--prefix", paramLabel = "PREFIX", description = "Only keys starting with PREFIX. Default: every key.")
         String prefix;
 
-        @Option(names = "--count", paramLabel = "N", description = "exit after N changes (after the snapshot)")
+        @Option(names = "--count", paramLabel = "N", converter = OptionTypes.Count.class,
+                description = "Exit after N changes (not counting the snapshot). Default: run until interrupted.")
         Long count;
 
         @Mixin
@@ -186,7 +209,7 @@ final class CacheCommand implements Runnable {
         public Integer call() throws InterruptedException {
             CacheRef ref = parse(cache);
             try (FelixClient c = client.connect(ref.tenant())) {
-                CountDownLatch done = new CountDownLatch(count == null ? -1 : 1);
+                CountDownLatch done = new CountDownLatch(1);
                 long[] seen = {0};
                 CacheMirror mirror = c.mirror(ref, prefix);
                 mirror.snapshot().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey()).forEach(e ->
@@ -201,12 +224,10 @@ final class CacheCommand implements Runnable {
                         done.countDown();
                     }
                 });
-                while (done.getCount() > 0 || count == null) {
+                // Without --count: until interrupted (Ctrl-C) or the watch fails.
+                while (!done.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                     if (mirror.endCause() != null) {
                         throw mirror.endCause();
-                    }
-                    if (done.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                        break;
                     }
                 }
                 mirror.close();
@@ -218,7 +239,7 @@ final class CacheCommand implements Runnable {
     static void print(Message.CacheInfo info) {
         System.out.println("cache      " + info.tenantId() + "/" + info.namespace() + "/" + info.cache());
         System.out.println("backing    " + info.backing() + (info.fsync() != null ? " (fsync " + info.fsync() + ")" : ""));
-        System.out.println("ttl        " + (info.ttlMs() == null ? "none" : Duration.ofMillis(info.ttlMs())));
+        System.out.println("ttl        " + (info.ttlMs() == null ? "none" : Units.millis(info.ttlMs())));
         System.out.println("capacity   " + Long.toUnsignedString(info.maxEntries()) + " entries");
         if (info.entries() != null) {
             System.out.println("entries    " + Long.toUnsignedString(info.entries()));

@@ -9,29 +9,38 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** Options every client command shares: where the broker is and how to trust it. */
+/** Options every client command shares: where the broker is, how to trust it, and the token. */
 final class ClientOptions {
 
     @Option(names = "--broker", paramLabel = "HOST:PORT", defaultValue = "${env:FELIX_BROKER:-127.0.0.1:5000}",
-            description = "broker address (env FELIX_BROKER; default ${DEFAULT-VALUE})")
-    String broker;
+            converter = OptionTypes.Address.class,
+            description = "Broker address (env FELIX_BROKER). Default: ${DEFAULT-VALUE}.")
+    HostPort broker;
 
     @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:FELIX_CA:-./data/tls/cert.pem}",
             description = "PEM certificate(s) to trust: the broker's CA or its self-signed certificate"
-                    + " (env FELIX_CA; default ${DEFAULT-VALUE}, what a local 'felix server' generates)")
+                    + " (env FELIX_CA). Default: ${DEFAULT-VALUE}, what a local 'felix server' generates.")
     Path ca;
 
-    @Option(names = "--fingerprint", paramLabel = "SHA256",
-            description = "trust exactly the broker certificate with this SHA-256 fingerprint instead of --ca")
+    @Option(names = "--fingerprint", paramLabel = "SHA256", converter = OptionTypes.Fingerprint.class,
+            description = "Trust exactly the broker certificate with this SHA-256 fingerprint (64 hex digits,"
+                    + " colons optional, as 'felix server' prints it) instead of --ca. Default: none.")
     String fingerprint;
 
     @Option(names = "--server-name", paramLabel = "NAME",
-            description = "name the broker certificate must carry (default: localhost for loopback, else the host)")
+            description = "Name the broker certificate must carry. Default: localhost for a loopback broker,"
+                    + " else the --broker host.")
     String serverName;
 
-    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:FELIX_TOKEN:-dev}",
-            description = "token for auth (env FELIX_TOKEN); any token works against a dev-mode broker")
+    @Option(names = "--token", paramLabel = "TOKEN", defaultValue = "${env:FELIX_TOKEN}",
+            description = "Token for the tenant, as configured in the broker's auth_tokens (env FELIX_TOKEN)."
+                    + " Default: none, which a dev-mode broker accepts.")
     String token;
+
+    /** Whether a token was given (flag or environment); a dev-mode broker needs none. */
+    boolean tokenGiven() {
+        return token != null && !token.isEmpty();
+    }
 
     /** Connects as {@code tenant}. */
     FelixClient connect(String tenant) {
@@ -46,19 +55,13 @@ final class ClientOptions {
             try {
                 trust = ClientTrust.certificates(ca);
             } catch (TlsException e) {
-                throw new Errors.UsageException(e.getMessage());
+                throw new Errors.UsageException("--ca " + ca + ": " + e.getMessage());
             }
         }
-        HostPort address;
-        try {
-            address = HostPort.parse(broker);
-        } catch (IllegalArgumentException e) {
-            throw new Errors.UsageException("--broker: " + e.getMessage());
-        }
         ClientConfig.Builder b = ClientConfig.builder(trust)
-                .broker(address.toSocketAddress())
+                .broker(broker.toSocketAddress())
                 .tenant(tenant)
-                .token(token);
+                .token(tokenGiven() ? token : "dev");
         if (serverName != null) {
             b.serverName(serverName);
         }

@@ -16,10 +16,9 @@ import picocli.CommandLine.Unmatched;
  * {@code felix demo state-divergence --help} prints the demo's own usage.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = {"Runnable demos that check their own outcome, each on an in-process broker.",
-            "Each prints a final table and, last, a RESULT line; it exits 0 only if every",
-            "mode or policy kept its promise (1 if not, 2 for a usage error).",
-            "Flags of each: felix demo NAME --help"},
+        description = {"Demos that check their own outcome, each on its own broker.",
+                "",
+                "Each runs an in-process broker, prints a final table and, last, a RESULT line; it exits 0 only if every mode or policy kept its promise (1 if not, 2 for a usage error). Flags of each: felix demo NAME --help"},
         subcommands = {DemoCommand.StateDivergence.class, DemoCommand.SlowConsumer.class})
 final class DemoCommand implements Runnable {
 
@@ -32,7 +31,9 @@ final class DemoCommand implements Runnable {
     }
 
     @Command(name = "state-divergence",
-            description = "Local copies of a keyspace while a consumer stalls: lossy, lossless, durable, watch.")
+            description = {"Local copies of a keyspace while one consumer stalls.",
+                "",
+                "Modes lossy, lossless, durable and watch; flags: felix demo state-divergence --help."})
     static final class StateDivergence implements Callable<Integer> {
         @Unmatched
         List<String> args = new ArrayList<>();
@@ -45,7 +46,9 @@ final class DemoCommand implements Runnable {
     }
 
     @Command(name = "slow-consumer",
-            description = "One stalled subscriber under drop_new, block and catch_up, side by side.")
+            description = {"One stalled subscriber under each queue policy, side by side.",
+                "",
+                "Policies drop_new, block and catch_up; flags: felix demo slow-consumer --help."})
     static final class SlowConsumer implements Callable<Integer> {
         @Unmatched
         List<String> args = new ArrayList<>();

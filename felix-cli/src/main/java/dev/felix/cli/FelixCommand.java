@@ -8,11 +8,14 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = {
-            "Felix: a low-latency pub/sub, cache and durable-log broker over QUIC.",
+            "A low-latency pub/sub, cache and durable-log broker over QUIC.",
             "",
             "Start a broker with embedded defaults:   felix server",
             "Then, in another terminal:               felix sub t1/default/demo --count 1",
-            "And in a third:                          felix pub t1/default/demo hello"
+            "And in a third:                          felix pub t1/default/demo hello",
+            "",
+            "Exit status: 0 done, 1 a request failed, 2 a usage or configuration error, 3 'sub --idle-timeout'"
+                + " ran out, 4 'cache get/delete' of a key that is not set."
         },
         subcommands = {
             ServerCommand.class,
@@ -37,7 +40,9 @@ public final class FelixCommand implements Runnable {
     /** Runs the command line and returns its exit code (for tests). */
     public static int execute(String... args) {
         CommandLine cli = new CommandLine(new FelixCommand());
-        cli.setExecutionExceptionHandler(new Errors());
+        Errors errors = new Errors();
+        cli.setExecutionExceptionHandler(errors);
+        cli.setParameterExceptionHandler(errors);
         return cli.execute(args);
     }
 

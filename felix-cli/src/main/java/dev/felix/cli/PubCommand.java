@@ -16,20 +16,25 @@ import picocli.CommandLine.Parameters;
 
 /** {@code felix pub}: publishes messages (arguments, or one per line of stdin). */
 @Command(name = "pub", mixinStandardHelpOptions = true,
-        description = {"Publish messages to a stream: each argument is one message; with none, each line of",
-            "standard input is one. Every message is acknowledged; offsets go to stderr with --verbose."})
+        description = {"Publish messages to a stream and wait for each acknowledgement.",
+                "",
+                "Each MESSAGE argument is one message; with none, each line of standard input is one. With --verbose, the shard and offset of each message go to stderr."})
 final class PubCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/STREAM", description = "the stream")
+    @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/STREAM",
+            description = "The stream to publish to; in dev mode it is created on first use.")
     String stream;
 
-    @Parameters(index = "1..*", paramLabel = "MESSAGE", description = "messages (default: read stdin lines)")
+    @Parameters(index = "1..*", paramLabel = "MESSAGE", arity = "0..*",
+            description = "Messages to publish, one per argument. Default: one per line of standard input.")
     List<String> messages = List.of();
 
-    @Option(names = "--key", paramLabel = "KEY", description = "shard key: messages with one key keep their order")
+    @Option(names = "--key", paramLabel = "KEY",
+            description = "Shard key: messages with one key go to one shard and keep their order."
+                    + " Default: none (shards in turn).")
     String key;
 
-    @Option(names = {"-v", "--verbose"}, description = "print the shard and offset of each message to stderr")
+    @Option(names = {"-v", "--verbose"}, description = "Print the shard and offset of each message to stderr.")
     boolean verbose;
 
     @Mixin
@@ -37,12 +42,7 @@ final class PubCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        StreamRef ref;
-        try {
-            ref = StreamRef.parse(stream);
-        } catch (IllegalArgumentException e) {
-            throw new Errors.UsageException(e.getMessage());
-        }
+        StreamRef ref = StreamCommand.parse(stream);
         try (FelixClient c = client.connect(ref.tenant())) {
             Publisher publisher = c.publisher(ref);
             int count = 0;

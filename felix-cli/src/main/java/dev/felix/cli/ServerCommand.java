@@ -8,39 +8,44 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code felix server}: runs a broker node until SIGTERM/SIGINT, then drains and exits. */
+/**
+ * {@code felix server}: runs a broker node until SIGTERM or SIGINT, then drains it and exits with status
+ * 0 once the drain is done (a second signal during the drain exits at once with status 1).
+ */
 @Command(name = "server", mixinStandardHelpOptions = true,
-        description = {
-            "Run a broker. With no options: data under ./data, QUIC on 127.0.0.1:5000, admin HTTP on",
-            "127.0.0.1:8080, a generated self-signed certificate, dev mode (any auth on loopback).",
-            "",
-            "Settings come from, lowest to highest: defaults, --config FILE (YAML), FELIX_<SETTING>",
-            "environment variables, flags. See docs/configuration.md for every setting."
-        })
+        description = {"Run a broker node; SIGTERM or Ctrl-C drains it and exits 0.",
+                "",
+                "With no options: data under ./data, QUIC on 127.0.0.1:5000, admin HTTP on 127.0.0.1:8080, a generated self-signed certificate, dev mode (any auth on loopback).",
+                "",
+                "Settings come from, lowest to highest: defaults, --config FILE (YAML), FELIX_<SETTING> environment variables, flags. See docs/configuration.md for every setting."})
 final class ServerCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE", defaultValue = "${env:FELIX_CONFIG}",
-            description = "YAML configuration file (env FELIX_CONFIG)")
+            description = "YAML configuration file (env FELIX_CONFIG). Default: none.")
     Path config;
 
-    @Option(names = "--data-dir", paramLabel = "DIR", description = "data directory (default ./data)")
+    @Option(names = "--data-dir", paramLabel = "DIR",
+            description = "Data directory: logs, caches, the generated certificate. Default: ./data.")
     String dataDir;
 
-    @Option(names = "--quic-bind", paramLabel = "HOST:PORT", description = "QUIC address (default 127.0.0.1:5000)")
+    @Option(names = "--quic-bind", paramLabel = "HOST:PORT", description = "QUIC address. Default: 127.0.0.1:5000.")
     String quicBind;
 
-    @Option(names = "--http-bind", paramLabel = "HOST:PORT", description = "admin HTTP address (default 127.0.0.1:8080)")
+    @Option(names = "--http-bind", paramLabel = "HOST:PORT",
+            description = "Admin HTTP address (/live, /ready, /metrics). Default: 127.0.0.1:8080.")
     String httpBind;
 
-    @Option(names = "--insecure", description = "allow a non-loopback bind without authentication")
+    @Option(names = "--insecure", description = "Allow a non-loopback bind without authentication.")
     boolean insecure;
 
-    @Option(names = "--set", paramLabel = "SETTING=VALUE", description = "any setting, e.g. --set ring_events=100000")
+    @Option(names = "--set", paramLabel = "SETTING=VALUE",
+            description = "Any setting of docs/configuration.md, e.g. --set ring_events=100000. Default: none.")
     List<String> sets = List.of();
 
     @Override
@@ -65,19 +70,27 @@ final class ServerCommand implements Callable<Integer> {
         if (insecure) {
             flags.put("insecure", "true");
         }
+        FelixServer server;
         BrokerConfig cfg;
         try {
             cfg = ConfigLoader.load(config, System.getenv(), flags);
+            server = FelixServer.start(cfg);
         } catch (ConfigException e) {
             throw new Errors.UsageException(e.getMessage());
         }
-        FelixServer server = FelixServer.start(cfg);
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        Runnable drain = () -> {
             System.out.println("felix: shutting down (draining)...");
+            System.out.flush();
             server.close();
             stopped.countDown();
-        }, "felix-shutdown"));
+        };
+        if (!Signals.onTermination(drain)) {
+            // No signal handling on this JVM: drain in a shutdown hook (the exit status is then 143 / 130).
+            Runtime.getRuntime().addShutdownHook(new Thread(drain, "felix-shutdown"));
+        }
+        // Whatever else ends the JVM (System.exit elsewhere) still drains; close() is idempotent.
+        Runtime.getRuntime().addShutdownHook(new Thread(server::close, "felix-shutdown-hook"));
         System.out.println("felix broker ready");
         System.out.println("  quic   " + server.quicAddress().getHostString() + ":" + server.quicAddress().getPort()
                 + "  (TLS 1.3, ALPN felix/1)");
@@ -90,6 +103,39 @@ final class ServerCommand implements Callable<Integer> {
                 : "static tokens for " + cfg.authTokens().size() + " tenant(s)"));
         System.out.flush();
         stopped.await();
+        System.out.println("felix: stopped");
+        System.out.flush();
         return 0;
+    }
+
+    /**
+     * SIGTERM and SIGINT as a request to drain: the JVM's default for them is to run shutdown hooks and
+     * exit with 128 + the signal number (143, 130), which tells a supervisor the process failed even
+     * when it stopped cleanly. Uses {@code sun.misc.Signal} (module jdk.unsupported, present in every
+     * JDK this runs on); returns false where it is missing.
+     */
+    static final class Signals {
+        private Signals() {
+        }
+
+        static boolean onTermination(Runnable drain) {
+            AtomicInteger received = new AtomicInteger();
+            try {
+                sun.misc.SignalHandler handler = signal -> {
+                    if (received.getAndIncrement() == 0) {
+                        Thread t = new Thread(drain, "felix-drain");
+                        t.start();
+                    } else {
+                        System.err.println("felix: second " + signal + ": exiting without finishing the drain");
+                        Runtime.getRuntime().halt(1);
+                    }
+                };
+                sun.misc.Signal.handle(new sun.misc.Signal("TERM"), handler);
+                sun.misc.Signal.handle(new sun.misc.Signal("INT"), handler);
+                return true;
+            } catch (LinkageError | IllegalArgumentException e) {
+                return false;
+            }
+        }
     }
 }

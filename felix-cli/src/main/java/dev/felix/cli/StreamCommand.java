@@ -28,26 +28,34 @@ final class StreamCommand implements Runnable {
     }
 
     @Command(name = "create", mixinStandardHelpOptions = true,
-            description = "Create a stream (idempotent for the same definition).")
+            description = {"Create a stream (a no-op if it exists with this definition).",
+                "",
+                "Ephemeral streams keep recent events in memory; durable ones (--durable) keep them in a checksummed log on disk, within the retention bounds."})
     static final class Create implements Callable<Integer> {
-        @Parameters(paramLabel = "TENANT/NAMESPACE/STREAM")
+        @Parameters(paramLabel = "TENANT/NAMESPACE/STREAM", description = "The stream to create.")
         String stream;
 
-        @Option(names = "--shards", defaultValue = "1", description = "number of shards (default ${DEFAULT-VALUE})")
+        @Option(names = "--shards", paramLabel = "N", defaultValue = "1", converter = OptionTypes.Shards.class,
+                description = "Number of shards, 1 to " + OptionTypes.MAX_SHARDS + "; a key or round robin picks one"
+                        + " per message. Default: ${DEFAULT-VALUE}.")
         int shards;
 
-        @Option(names = "--durable", description = "keep events in a log on disk")
+        @Option(names = "--durable", description = "Keep events in a log on disk. Default: ephemeral (memory only).")
         boolean durable;
 
-        @Option(names = "--fsync", paramLabel = "on_commit|periodic|none",
-                description = "durable: when the log is forced to disk (default periodic)")
+        @Option(names = "--fsync", paramLabel = "POLICY", converter = OptionTypes.Fsync.class,
+                description = "Durable only: when the log is forced to disk: on_commit (before each"
+                        + " acknowledgement), periodic or none. Default: periodic.")
         String fsync;
 
-        @Option(names = "--retention-bytes", paramLabel = "N", description = "durable: keep at most N bytes per shard")
+        @Option(names = "--retention-bytes", paramLabel = "N", converter = OptionTypes.Bytes.class,
+                description = "Durable only: keep at most N bytes per shard, deleting the oldest segments."
+                        + " Default: no limit.")
         Long retentionBytes;
 
-        @Option(names = "--retention-age", paramLabel = "AGE", description = "durable: keep events this long (e.g. 7d, 12h, 30m)")
-        String retentionAge;
+        @Option(names = "--retention-age", paramLabel = "AGE", converter = OptionTypes.Age.class,
+                description = "Durable only: keep events this long, e.g. 7d, 12h, 30m. Default: no limit.")
+        Duration retentionAge;
 
         @Mixin
         ClientOptions client;
@@ -55,19 +63,23 @@ final class StreamCommand implements Runnable {
         @Override
         public Integer call() {
             StreamRef ref = parse(stream);
-            Duration age = retentionAge == null ? null : parseAge(retentionAge);
+            if (!durable && (fsync != null || retentionBytes != null || retentionAge != null)) {
+                throw new Errors.UsageException("--fsync, --retention-bytes and --retention-age apply to durable"
+                        + " streams only: add --durable");
+            }
             try (FelixClient c = client.connect(ref.tenant())) {
                 StreamDescription d = c.streams().create(ref,
-                        new StreamSpec(shards, durable, fsync, retentionBytes, age));
+                        new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge));
                 print(d);
             }
             return 0;
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "List the streams of a tenant or namespace.")
+    @Command(name = "list", mixinStandardHelpOptions = true,
+            description = "List the streams of a tenant or of one of its namespaces.")
     static final class ListStreams implements Callable<Integer> {
-        @Parameters(paramLabel = "TENANT[/NAMESPACE]")
+        @Parameters(paramLabel = "TENANT[/NAMESPACE]", description = "The tenant, or one namespace of it.")
         String scope;
 
         @Mixin
@@ -97,9 +109,10 @@ final class StreamCommand implements Runnable {
         }
     }
 
-    @Command(name = "describe", mixinStandardHelpOptions = true, description = "Show a stream's definition and shards.")
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+            description = "Show a stream's definition and the offsets of each shard.")
     static final class Describe implements Callable<Integer> {
-        @Parameters(paramLabel = "TENANT/NAMESPACE/STREAM")
+        @Parameters(paramLabel = "TENANT/NAMESPACE/STREAM", description = "The stream to describe.")
         String stream;
 
         @Mixin
@@ -127,11 +140,10 @@ final class StreamCommand implements Runnable {
         System.out.println("stream     " + d.tenantId() + "/" + d.namespace() + "/" + d.stream());
         System.out.println("kind       " + (d.durable() ? "durable (fsync " + d.fsync() + ")" : "ephemeral"));
         System.out.println("shards     " + d.shards());
-        if (d.retentionBytes() != null) {
-            System.out.println("retention  " + Long.toUnsignedString(d.retentionBytes()) + " bytes per shard");
-        }
-        if (d.retentionAgeMs() != null) {
-            System.out.println("retention  " + Duration.ofMillis(d.retentionAgeMs()));
+        if (d.durable()) {
+            System.out.println("retention  " + (d.retentionBytes() == null ? "no size limit"
+                    : Long.toUnsignedString(d.retentionBytes()) + " bytes per shard") + ", "
+                    + (d.retentionAgeMs() == null ? "no age limit" : Units.millis(d.retentionAgeMs())));
         }
         if (d.shardInfo() != null) {
             System.out.printf("%-6s %14s %14s%n", "SHARD", "OLDEST", "NEXT");
@@ -139,25 +151,6 @@ final class StreamCommand implements Runnable {
                 System.out.printf("%-6d %14s %14s%n", s.shard(), Long.toUnsignedString(s.baseOffset()),
                         Long.toUnsignedString(s.nextOffset()));
             }
-        }
-    }
-
-    /** Parses 500ms, 45s, 30m, 12h, 7d. */
-    static Duration parseAge(String text) {
-        try {
-            if (text.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(text.substring(0, text.length() - 2)));
-            }
-            long n = Long.parseLong(text.substring(0, text.length() - 1));
-            return switch (text.charAt(text.length() - 1)) {
-                case 's' -> Duration.ofSeconds(n);
-                case 'm' -> Duration.ofMinutes(n);
-                case 'h' -> Duration.ofHours(n);
-                case 'd' -> Duration.ofDays(n);
-                default -> throw new NumberFormatException();
-            };
-        } catch (RuntimeException e) {
-            throw new Errors.UsageException("--retention-age expects a number with ms, s, m, h or d, got '" + text + "'");
         }
     }
 }

@@ -19,49 +19,40 @@ import picocli.CommandLine.Parameters;
 
 /** {@code felix sub}: prints {@code offset<TAB>payload} per event; gaps go to stderr. */
 @Command(name = "sub", mixinStandardHelpOptions = true,
-        description = {"Subscribe to a stream and print one line per event: OFFSET<TAB>PAYLOAD (multi-shard",
-            "streams: SHARD:OFFSET<TAB>PAYLOAD). Missed ranges are reported on stderr as '# gap ...'."})
+        description = {"Subscribe to a stream and print one line per event.",
+                "",
+                "Each event is printed as OFFSET<TAB>PAYLOAD (SHARD:OFFSET<TAB>PAYLOAD for a stream of several shards). Missed ranges are reported on stderr as '# gap ...'. Runs until interrupted unless --count or --idle-timeout ends it (exit status 3 for the timeout)."})
 final class SubCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/STREAM", description = "the stream")
+    @Parameters(index = "0", paramLabel = "TENANT/NAMESPACE/STREAM", description = "The stream to read.")
     String stream;
 
-    @Option(names = "--from", paramLabel = "earliest|latest|OFFSET", defaultValue = "latest",
-            description = "where to start (default ${DEFAULT-VALUE}); OFFSET is the first offset to print")
-    String from;
+    @Option(names = "--from", paramLabel = "POSITION", defaultValue = "latest", converter = OptionTypes.From.class,
+            description = "Where to start: earliest (everything the broker still holds), latest (new events"
+                    + " only) or an OFFSET (the first offset to print). Default: ${DEFAULT-VALUE}.")
+    StartPosition from;
 
-    @Option(names = "--count", paramLabel = "N", description = "exit after N events")
+    @Option(names = "--count", paramLabel = "N", converter = OptionTypes.Count.class,
+            description = "Exit after N events. Default: run until interrupted.")
     Long count;
 
-    @Option(names = "--shard", paramLabel = "N", description = "read one shard only")
+    @Option(names = "--shard", paramLabel = "N", converter = OptionTypes.ShardIndex.class,
+            description = "Read shard N only. Default: every shard.")
     Integer shard;
 
-    @Option(names = "--idle-timeout", paramLabel = "SECONDS",
-            description = "exit with status 3 after this long without an event (default: wait forever)")
-    Long idleTimeout;
+    @Option(names = "--idle-timeout", paramLabel = "AGE", converter = OptionTypes.Age.class,
+            description = "Exit with status 3 after this long without an event, e.g. 30s. Default: wait forever.")
+    Duration idleTimeout;
 
     @Mixin
     ClientOptions client;
 
     @Override
     public Integer call() {
-        StreamRef ref;
-        StartPosition start;
-        try {
-            ref = StreamRef.parse(stream);
-            start = switch (from) {
-                case "latest" -> new StartPosition.Latest();
-                case "earliest" -> new StartPosition.Earliest();
-                default -> new StartPosition.AtOffset(Long.parseLong(from));
-            };
-        } catch (NumberFormatException e) {
-            throw new Errors.UsageException("--from expects earliest, latest or an offset, got '" + from + "'");
-        } catch (IllegalArgumentException e) {
-            throw new Errors.UsageException(e.getMessage());
-        }
+        StreamRef ref = StreamCommand.parse(stream);
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         try (FelixClient c = client.connect(ref.tenant());
-                Subscription sub = c.subscribe(new SubscribeOptions(ref, start, shard, null, null, null, false))) {
+                Subscription sub = c.subscribe(new SubscribeOptions(ref, from, shard, null, null, null, false))) {
             boolean multiShard = sub.shards().size() > 1;
             long seen = 0;
             long idleSince = System.nanoTime();
@@ -69,8 +60,8 @@ final class SubCommand implements Callable<Integer> {
                 Item item = sub.next(Duration.ofMillis(200));
                 if (item == null) {
                     out.flush();
-                    if (idleTimeout != null && System.nanoTime() - idleSince > idleTimeout * 1_000_000_000L) {
-                        System.err.println("felix: no event for " + idleTimeout + " s");
+                    if (idleTimeout != null && System.nanoTime() - idleSince > idleTimeout.toNanos()) {
+                        System.err.println("felix: no event for " + Units.duration(idleTimeout));
                         return 3;
                     }
                     continue;

@@ -1,12 +1,13 @@
 package dev.felix.cli;
 
+import dev.felix.server.BuildInfo;
 import picocli.CommandLine;
 
-/** Reports the version baked into the jar (or "development" when run from classes). */
+/** Reports the version and commit the build recorded ({@link BuildInfo}), and the Java runtime. */
 final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-        String v = FelixCommand.class.getPackage().getImplementationVersion();
-        return new String[] {"felix " + (v != null ? v : "development") + " (Java " + Runtime.version() + ")"};
+        BuildInfo b = BuildInfo.current();
+        return new String[] {"felix " + b.version() + " (commit " + b.commit() + ", Java " + Runtime.version() + ")"};
     }
 }

@@ -50,15 +50,24 @@ public final class Cache implements AutoCloseable {
         return ref;
     }
 
-    /** Sets {@code key}; returns the change offset. {@code ttl} null: the cache's default TTL. */
+    /**
+     * Sets {@code key}; returns the change offset. {@code ttl} null: the cache's default TTL; otherwise at
+     * least 1 ms.
+     *
+     * @throws IllegalArgumentException if {@code ttl} is zero, negative or below 1 ms
+     */
     public long put(String key, byte[] value, Duration ttl) {
         return await(putAsync(key, value, ttl));
     }
 
+    /** Like {@link #put}, without waiting. */
     public CompletableFuture<Long> putAsync(String key, byte[] value, Duration ttl) {
+        if (ttl != null && ttl.toMillis() < 1) {
+            throw new IllegalArgumentException("ttl must be at least 1 ms (null: the cache's default TTL), was " + ttl);
+        }
         long id = ids.incrementAndGet();
         return request(id, new Message.CachePut(ref.tenant(), ref.namespace(), ref.cache(), key, value, id,
-                ttl == null ? null : Math.max(1, ttl.toMillis()))).thenApply(Cache::offset);
+                ttl == null ? null : ttl.toMillis())).thenApply(Cache::offset);
     }
 
     /** The value of {@code key}, or empty if it is absent or expired. */
@@ -72,7 +81,10 @@ public final class Cache implements AutoCloseable {
                 .thenApply(m -> Optional.ofNullable(((Message.CacheValue) m).value()));
     }
 
-    /** Removes {@code key}; returns the change offset (or -1 if the broker did not report one). */
+    /**
+     * Removes {@code key}; returns the change offset, or {@code -1} if there was nothing to remove (the
+     * key was absent or expired; an older broker without {@code CACHE_EXT} also reports no offset).
+     */
     public long delete(String key) {
         return await(deleteAsync(key));
     }

@@ -54,6 +54,8 @@ public final class FelixClient implements AutoCloseable {
     private SessionStream session;
     private HandlerDispatcher handlers;
     private volatile FelixClientException lost;
+    /** The broker announced its shutdown on some stream (its CONNECTION_CLOSE may still get lost). */
+    private volatile FelixClientException shutdownNotice;
     private volatile boolean closed;
 
     private FelixClient(ClientConfig config, QuicClient quic) {
@@ -61,17 +63,29 @@ public final class FelixClient implements AutoCloseable {
         this.quic = quic;
     }
 
-    /** Connects; throws {@link FelixClientException} ({@code connection_lost}) if the broker is unreachable or untrusted. */
+    /**
+     * Connects; throws {@link FelixClientException}: {@code connection_lost} if the broker is unreachable
+     * or its host cannot be resolved, {@code untrusted} if its certificate is not trusted.
+     */
     public static FelixClient connect(ClientConfig config) {
+        java.net.InetSocketAddress broker = config.broker;
+        if (broker.isUnresolved()) {
+            broker = new java.net.InetSocketAddress(broker.getHostString(), broker.getPort()); // resolve again now
+            if (broker.isUnresolved()) {
+                throw new FelixClientException(ErrorCode.CONNECTION_LOST, "cannot resolve the broker host '"
+                        + broker.getHostString() + "'");
+            }
+        }
         QuicClient quic;
         try {
-            quic = QuicClient.create(config.broker, config.serverName, config.transport, config.trust, null);
+            quic = QuicClient.create(broker, config.serverName, config.transport, config.trust, null);
         } catch (TransportException | TlsException e) {
             throw new FelixClientException(ErrorCode.CONNECTION_LOST, e.getMessage(), -1, e);
         }
         FelixClient client = new FelixClient(config, quic);
+        String where = broker.getHostString() + ":" + broker.getPort();
         try {
-            client.connection = quic.connect(null, new ChannelInitializer<QuicStreamChannel>() {
+            client.connection = quic.connect(PeerClose.RECORDER, new ChannelInitializer<QuicStreamChannel>() {
                 @Override
                 protected void initChannel(QuicStreamChannel ch) {
                     ch.pipeline().addLast(ClientFrames.decoder(config.maxFrameBytes), new EventStreamReader(client));
@@ -84,7 +98,11 @@ public final class FelixClient implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             quic.close();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "could not connect to " + config.broker
+            if (untrusted(cause)) {
+                throw new FelixClientException(ErrorCode.UNTRUSTED, "the broker at " + where + " presented a"
+                        + " certificate this client does not trust (" + cause.getMessage() + ")", -1, cause);
+            }
+            throw new FelixClientException(ErrorCode.CONNECTION_LOST, "could not connect to " + where
                     + ": " + (e instanceof TimeoutException ? "no answer within " + config.connectTimeout.toMillis()
                     + " ms" : String.valueOf(cause.getMessage())), -1, cause);
         }
@@ -93,6 +111,17 @@ public final class FelixClient implements AutoCloseable {
         client.keepAlive = client.connection.eventLoop().scheduleAtFixedRate(client::tick, every, every,
                 TimeUnit.MILLISECONDS);
         return client;
+    }
+
+    /** Whether a failed handshake failed because the peer's certificate was rejected. */
+    private static boolean untrusted(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause()) {
+            if (t instanceof java.security.cert.CertificateException
+                    || String.valueOf(t.getMessage()).contains("CERTIFICATE_VERIFY_FAILED")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public ClientConfig config() {
@@ -296,8 +325,7 @@ public final class FelixClient implements AutoCloseable {
     }
 
     private void onConnectionClosed() {
-        FelixClientException e = new FelixClientException(ErrorCode.CONNECTION_LOST,
-                closed ? "the client was closed" : "the connection to " + config.broker + " was lost");
+        FelixClientException e = connectionEnded();
         lost = e;
         if (keepAlive != null) {
             keepAlive.cancel(false);
@@ -307,6 +335,39 @@ public final class FelixClient implements AutoCloseable {
         }
         for (Subscription s : List.copyOf(starting)) {
             s.connectionLost(e);
+        }
+    }
+
+    /** Why the connection ended, as the error everything that needed it fails with. */
+    private FelixClientException connectionEnded() {
+        if (closed) {
+            return new FelixClientException(ErrorCode.CONNECTION_LOST, "the client was closed");
+        }
+        FelixClientException byBroker = closedByBroker();
+        return byBroker != null ? byBroker : new FelixClientException(ErrorCode.CONNECTION_LOST,
+                "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost");
+    }
+
+    /**
+     * The broker's reason for closing the connection as an error: the reason of its CONNECTION_CLOSE,
+     * or, if that datagram did not arrive, that it announced its shutdown on a stream before; null if
+     * neither.
+     */
+    FelixClientException closedByBroker() {
+        FelixClientException byClose = PeerClose.cause(connection);
+        if (byClose != null) {
+            return byClose;
+        }
+        FelixClientException notice = shutdownNotice;
+        return notice == null ? null : new FelixClientException(ErrorCode.BROKER_SHUTTING_DOWN, "the broker at "
+                + config.broker.getHostString() + ":" + config.broker.getPort() + " is shutting down and closed the"
+                + " connection; reconnect once it is back");
+    }
+
+    /** A stream of this connection reported {@code e}; remembers a shutdown announcement. Any thread. */
+    void noticed(FelixClientException e) {
+        if (e != null && e.code() == ErrorCode.BROKER_SHUTTING_DOWN) {
+            shutdownNotice = e;
         }
     }
 

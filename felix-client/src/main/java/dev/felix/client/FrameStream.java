@@ -86,6 +86,11 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         return channel.writeAndFlush(ClientFrames.encode(payload));
     }
 
+    /** Writes an encoded frame; ownership of {@code frame} passes to the channel. */
+    ChannelFuture write(ByteBuf frame) {
+        return channel.writeAndFlush(frame);
+    }
+
     /** Finishes our side of the stream (FIN), after what was written; see {@link StreamEnds}. */
     void finish() {
         StreamEnds.finish(channel);
@@ -122,7 +127,13 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
                 authenticated = true; // an upstream broker that predates capability negotiation
                 ready.complete(this);
             } else if (payload instanceof Message.ErrorMessage error) {
-                end(ClientFrames.toException(error));
+                FelixClientException refused = ClientFrames.toException(error);
+                if (refused.code() == ErrorCode.UNAUTHORIZED) {
+                    refused = new FelixClientException(ErrorCode.UNAUTHORIZED, error.message() + " (tenant '"
+                            + config.tenant + "', " + (config.token == null || config.token.isEmpty() ? "no token"
+                            : "the token") + " set with ClientConfig.Builder.token)");
+                }
+                end(refused);
             } else {
                 end(new FelixClientException(ErrorCode.INTERNAL, "unexpected reply to auth: " + payload));
             }
@@ -148,6 +159,9 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
             return;
         }
         ended = true;
+        if (cause == null && channel != null) {
+            cause = PeerClose.cause(channel.parent()); // the whole connection was closed, with a reason
+        }
         FelixClientException c = cause != null ? cause
                 : new FelixClientException(ErrorCode.CONNECTION_LOST, "the stream ended before authentication");
         if (!ready.isDone()) {

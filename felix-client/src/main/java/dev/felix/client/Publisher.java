@@ -44,7 +44,12 @@ public final class Publisher implements AutoCloseable {
 
     private final ClientMetrics metrics;
 
-    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames, ClientMetrics metrics) {
+    /** Where this publisher reports what it learns about the connection (a shutdown announcement). */
+    private final java.util.function.Consumer<FelixClientException> notices;
+
+    private Publisher(StreamRef stream, ClientConfig config, FrameStream frames, ClientMetrics metrics,
+            java.util.function.Consumer<FelixClientException> notices) {
+        this.notices = notices;
         this.stream = stream;
         this.config = config;
         this.frames = frames;
@@ -66,7 +71,7 @@ public final class Publisher implements AutoCloseable {
             }
         }).thenApply(fs -> {
             // The listener is only called after ready completes, on the same event loop: self is set first.
-            self[0] = new Publisher(stream, client.config(), fs, client.metrics());
+            self[0] = new Publisher(stream, client.config(), fs, client.metrics(), client::noticed);
             client.register(self[0]);
             return self[0];
         });
@@ -91,8 +96,14 @@ public final class Publisher implements AutoCloseable {
         return publishAsync(null, payload);
     }
 
-    /** Publishes one event to the shard chosen by {@code key} (null: round-robin). */
+    /**
+     * Publishes one event to the shard chosen by {@code key} (null: round-robin).
+     *
+     * @throws FelixClientException {@code too_large} at once, sending nothing, if the message does not fit
+     *                              {@code max_frame_bytes} ({@link ClientConfig.Builder#maxFrameBytes})
+     */
     public CompletableFuture<PublishAck> publishAsync(String key, byte[] payload) {
+        checkSize(payload.length);
         long id = requestIds.incrementAndGet();
         return acked(id, payload.length, 1,
                 new Message.Publish(stream.tenant(), stream.namespace(), stream.stream(), payload, id,
@@ -104,6 +115,7 @@ public final class Publisher implements AutoCloseable {
         if (payloads.isEmpty()) {
             throw new IllegalArgumentException("a batch holds at least one event");
         }
+        checkSize(sum(payloads));
         long id = requestIds.incrementAndGet();
         return acked(id, sum(payloads), payloads.size(),
                 new Message.PublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads, id,
@@ -121,11 +133,18 @@ public final class Publisher implements AutoCloseable {
             throw new IllegalArgumentException("a batch holds at least one event");
         }
         long bytes = sum(payloads);
+        checkSize(bytes);
         int count = payloads.size();
-        acquire(bytes, count);
-        CompletableFuture<Void> done = new CompletableFuture<>();
-        ChannelFuture written = frames.write(
+        io.netty.buffer.ByteBuf encoded = encodeWithin(
                 new BinaryPublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads));
+        try {
+            acquire(bytes, count);
+        } catch (RuntimeException e) {
+            encoded.release();
+            throw e;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        ChannelFuture written = frames.write(encoded);
         written.addListener(f -> {
             budget.release(bytes, count);
             if (f.isSuccess()) {
@@ -173,11 +192,18 @@ public final class Publisher implements AutoCloseable {
 
     // ------------------------------------------------------------------ internals
 
-    private CompletableFuture<PublishAck> acked(long id, long bytes, int count, WirePayload frame) {
-        acquire(bytes, count);
+    private CompletableFuture<PublishAck> acked(long id, long bytes, int count, WirePayload message) {
+        io.netty.buffer.ByteBuf frame = encodeWithin(message);
+        try {
+            acquire(bytes, count);
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
         CompletableFuture<PublishAck> future = new CompletableFuture<>();
         pending.put(id, new Pending(future, bytes, count, System.nanoTime() + InflightBudget.nanos(config.requestTimeout)));
         if (closedBy != null) {
+            frame.release();
             complete(id, null, closedBy);
             return future;
         }
@@ -187,6 +213,33 @@ public final class Publisher implements AutoCloseable {
             }
         });
         return future;
+    }
+
+    /**
+     * Refuses, before anything is encoded, payloads that cannot fit a frame: a frame's payload holds at
+     * least the message bytes (JSON holds them base64-encoded, a third more).
+     */
+    private void checkSize(long payloadBytes) {
+        if (payloadBytes > config.maxFrameBytes) {
+            throw tooLarge(payloadBytes + " bytes of payload");
+        }
+    }
+
+    /** The frame of {@code message}, or {@code too_large} if its payload is over {@code max_frame_bytes}. */
+    private io.netty.buffer.ByteBuf encodeWithin(WirePayload message) {
+        io.netty.buffer.ByteBuf frame = ClientFrames.encode(message);
+        long payload = frame.readableBytes() - (long) dev.felix.wire.FrameHeader.HEADER_LENGTH;
+        if (payload > config.maxFrameBytes) {
+            frame.release();
+            throw tooLarge("a frame of " + payload + " bytes");
+        }
+        return frame;
+    }
+
+    private FelixClientException tooLarge(String what) {
+        return new FelixClientException(ErrorCode.TOO_LARGE, "the message is too large to send: " + what
+                + " is more than max_frame_bytes (" + config.maxFrameBytes + " bytes; ClientConfig.Builder.maxFrameBytes,"
+                + " which should match the broker's max_frame_bytes); nothing was sent");
     }
 
     private void acquire(long bytes, int count) {
@@ -223,6 +276,11 @@ public final class Publisher implements AutoCloseable {
             FelixClientException e = ClientFrames.toException(error);
             if (error.requestId() != null && pending.containsKey(error.requestId())) {
                 complete(error.requestId(), null, e);
+            } else if (error.requestId() == null && STREAM_FATAL.contains(e.code())) {
+                // The broker ends the stream with this error (it cannot read the stream any more): every
+                // acknowledgement still pending is lost with it, so fail them now, not at their timeout.
+                lastError = e;
+                onClosed(e);
             } else {
                 lastError = e;
                 refusedUnacked.increment();
@@ -231,7 +289,18 @@ public final class Publisher implements AutoCloseable {
         sweepTimeouts();
     }
 
+    /**
+     * Error codes the broker sends, without a request id, only when it ends the stream: its framing
+     * broke ({@code too_large}: a frame over {@code max_frame_bytes}) or it is no longer authenticated.
+     * A refused unacknowledged publish keeps the stream open and never carries these codes.
+     */
+    private static final java.util.Set<ErrorCode> STREAM_FATAL = java.util.EnumSet.of(ErrorCode.TOO_LARGE,
+            ErrorCode.UNAUTHORIZED);
+
     private void onClosed(FelixClientException cause) {
+        if (closedBy != null) {
+            return;
+        }
         FelixClientException e = cause != null ? cause
                 : new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker closed the publish stream");
         closedBy = e;
@@ -257,6 +326,9 @@ public final class Publisher implements AutoCloseable {
     }
 
     private void complete(long id, PublishAck ack, FelixClientException error) {
+        if (error != null) {
+            notices.accept(error);
+        }
         Pending p = pending.remove(id);
         if (p == null) {
             return;

@@ -187,7 +187,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
                 if (siblings != null) {
                     siblings.remove(c);
                 }
-                c.subscription.shardEnded(new FelixClientException(ErrorCode.fromCode(e.code()), e.message()));
+                c.subscription.shardEnded(ClientFrames.toException(e));
             }
         } else if (m instanceof Message.ErrorMessage e) {
             Pending p = e.requestId() == null ? null : pending.remove(e.requestId());

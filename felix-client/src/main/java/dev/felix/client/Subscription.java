@@ -418,6 +418,11 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     }
 
     void shardEnded(FelixClientException cause) {
+        if (cause == null) {
+            cause = client.closedByBroker(); // the broker closed the connection, with a reason
+        } else {
+            client.noticed(cause);
+        }
         if (cause != null && endCause == null) {
             endCause = cause;
         }

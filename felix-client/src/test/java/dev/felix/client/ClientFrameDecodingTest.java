@@ -157,9 +157,11 @@ class ClientFrameDecodingTest {
         List<Object> got = feed(all, new int[] {5, FrameHeader.HEADER_LENGTH}, MAX);
 
         assertThat(got).hasSize(1);
-        assertThat(got.get(0)).isInstanceOfSatisfying(FrameDecoder.BadHeader.class, bad -> assertThat(bad.reason())
-                .contains("payload length " + (oversized.length - FrameHeader.HEADER_LENGTH))
-                .contains("exceeds the maximum of " + MAX));
+        assertThat(got.get(0)).isInstanceOfSatisfying(FrameDecoder.BadHeader.class, bad -> {
+            assertThat(bad.tooLarge()).isTrue();
+            assertThat(bad.reason()).contains("a frame of " + (oversized.length - FrameHeader.HEADER_LENGTH) + " bytes")
+                    .contains("max_frame_bytes (" + MAX + " bytes)");
+        });
     }
 
     @Test

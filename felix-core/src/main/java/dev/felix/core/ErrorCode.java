@@ -34,7 +34,12 @@ public enum ErrorCode {
     /** Stored data failed a check; the message names the file and position. */
     CORRUPTION,
     /** A bug or an unexpected failure inside the broker. */
-    INTERNAL;
+    INTERNAL,
+    /**
+     * A frame is larger than the receiver's {@code max_frame_bytes}; the message names the limit and its
+     * value. The stream that carried it is closed (its framing cannot be trusted past that point).
+     */
+    TOO_LARGE;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

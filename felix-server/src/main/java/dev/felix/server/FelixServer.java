@@ -13,6 +13,7 @@ import dev.felix.server.auth.Authenticator;
 import dev.felix.server.auth.DevModeAuthenticator;
 import dev.felix.server.auth.StaticTokenAuthenticator;
 import dev.felix.server.config.BrokerConfig;
+import dev.felix.server.config.ConfigException;
 import dev.felix.server.metrics.BrokerMetrics;
 import dev.felix.server.protocol.ServerContext;
 import dev.felix.server.protocol.StreamInitializers;
@@ -22,7 +23,6 @@ import dev.felix.transport.TlsMaterial;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,8 +66,11 @@ public final class FelixServer implements AutoCloseable {
     }
 
     /**
-     * Starts a node; throws with a clear message if the data directory is in use by another broker (it is
-     * locked for the node's life, see {@link DataDirLock}), a port is taken or the TLS files are unusable.
+     * Starts a node.
+     *
+     * @throws ConfigException naming the setting when {@code data_dir} is unusable or in use by another broker
+     *                         (it is locked for the node's life, see {@link DataDirLock}), a port is taken or the
+     *                         TLS files are unusable
      */
     public static FelixServer start(BrokerConfig config) throws Exception {
         return start(config, null, null);
@@ -78,7 +81,7 @@ public final class FelixServer implements AutoCloseable {
      * for either means the single-node one (files under the data directory; this node leads everything).
      */
     public static FelixServer start(BrokerConfig config, Metadata metadata, Router router) throws Exception {
-        Files.createDirectories(config.dataDir());
+        StartupChecks.dataDirectory(config.dataDir());
         DataDirLock lock = DataDirLock.acquire(config.dataDir());
         try {
             FelixServer server = startLocked(config, metadata, router);
@@ -94,11 +97,22 @@ public final class FelixServer implements AutoCloseable {
         TlsMaterial tls;
         Path certFile;
         if (config.tlsCert() != null) {
-            tls = TlsMaterial.loadPem(config.tlsCert(), config.tlsKey());
+            try {
+                tls = TlsMaterial.loadPem(config.tlsCert(), config.tlsKey());
+            } catch (dev.felix.transport.TlsException e) {
+                throw new ConfigException("tls_cert " + config.tlsCert() + " / tls_key " + config.tlsKey()
+                        + " cannot be used: " + e.getMessage());
+            }
             certFile = config.tlsCert();
         } else {
             Path dir = config.dataDir().resolve("tls");
-            tls = TlsMaterial.loadOrGenerate(dir, extraNames(config));
+            try {
+                tls = TlsMaterial.loadOrGenerate(dir, extraNames(config));
+            } catch (dev.felix.transport.TlsException e) {
+                throw new ConfigException("the development certificate under data_dir " + config.dataDir()
+                        + " cannot be loaded or generated: " + e.getMessage() + " (delete " + dir
+                        + " to generate a new one, or set tls_cert and tls_key)");
+            }
             certFile = dir.resolve(TlsMaterial.CERT_FILE);
             if (tls.generated()) {
                 LOG.info("generated a self-signed development certificate at {}", certFile);
@@ -126,15 +140,19 @@ public final class FelixServer implements AutoCloseable {
         contextRef[0] = context;
         QuicServer quic = null;
         try {
-            quic = QuicServer.bind(config.quicBind().toSocketAddress(), config.transportConfig(), tls, null,
-                    StreamInitializers.connections(context), StreamInitializers.streams(context));
+            try {
+                quic = QuicServer.bind(config.quicBind().toSocketAddress(), config.transportConfig(), tls, null,
+                        StreamInitializers.connections(context), StreamInitializers.streams(context));
+            } catch (dev.felix.transport.TransportException e) {
+                throw StartupChecks.bindFailed("quic_bind", config.quicBind(), e);
+            }
             FelixServer[] self = new FelixServer[1];
             AdminHttpServer http;
             try {
                 http = AdminHttpServer.start(config.httpBind().toSocketAddress(),
                         () -> self[0] != null && self[0].ready, metrics::scrape);
             } catch (IOException e) {
-                throw new IOException("could not listen on http_bind " + config.httpBind() + ": " + e.getMessage(), e);
+                throw StartupChecks.bindFailed("http_bind", config.httpBind(), e);
             }
             FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
             self[0] = server;
@@ -239,7 +257,7 @@ public final class FelixServer implements AutoCloseable {
             }
         }
         LOG.info("closing connections");
-        context.closeConnections("broker shutting down", 2_000);
+        context.closeConnections(dev.felix.wire.CloseReasons.SHUTTING_DOWN, 2_000);
         broker.close();
         quic.close();
         http.close();

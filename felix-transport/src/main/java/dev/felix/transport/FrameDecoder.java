@@ -24,14 +24,24 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     @FunctionalInterface
     public interface HeaderValidator {
         /**
-         * @param header a read-only view of exactly {@code headerLength} bytes (position 0)
-         * @return the declared payload length, or a negative number after filling {@code problem}
+         * @param header a view of exactly {@code headerLength} bytes (from its position)
+         * @return the declared payload length; or, after filling {@code problem}, {@link #TOO_LARGE} when
+         *         the declared length is over the limit and any other negative number for other problems
          */
         long payloadLength(java.nio.ByteBuffer header, StringBuilder problem);
     }
 
-    /** A header that failed validation; carries the reason. The stream is unusable afterwards. */
-    public record BadHeader(String reason) {
+    /**
+     * What a {@link HeaderValidator} returns for a well-formed header declaring more than the limit (the value
+     * Felix's header check, {@code FrameHeader.declaredPayloadLength}, returns for that case).
+     */
+    public static final long TOO_LARGE = -2;
+
+    /**
+     * A header that failed validation; carries the reason, and whether it failed only because it declared
+     * more than the limit ({@code tooLarge}). The stream is unusable afterwards.
+     */
+    public record BadHeader(String reason, boolean tooLarge) {
     }
 
     private final int headerLength;
@@ -66,7 +76,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                 if (length < 0) {
                     failed = true;
                     in.skipBytes(in.readableBytes());
-                    out.add(new BadHeader(problem.toString()));
+                    out.add(new BadHeader(problem.toString(), length == TOO_LARGE));
                     return;
                 }
                 pendingLength = length;

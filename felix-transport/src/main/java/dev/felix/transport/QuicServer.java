@@ -64,7 +64,7 @@ public final class QuicServer implements AutoCloseable {
                     .syncUninterruptibly()
                     .channel();
             return new QuicServer(rt, owns, channel);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // bind failures arrive as (undeclared) IOExceptions from the native transport
             if (owns) {
                 rt.close();
             }

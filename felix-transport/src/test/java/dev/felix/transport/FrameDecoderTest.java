@@ -264,7 +264,7 @@ class FrameDecoderTest {
     void malformedHeader_isOneBadHeaderWithTheValidatorsReason() {
         Fed fed = feed(concat(List.of(frame(0xBEEF, 4, 4, 1), frame(2, 2))), new int[] {2}, null);
 
-        assertThat(fed.out()).containsExactly(new FrameDecoder.BadHeader("bad magic 0xbeef"));
+        assertThat(fed.out()).containsExactly(new FrameDecoder.BadHeader("bad magic 0xbeef", false));
         assertThat(fed.decoder().pendingBytes()).isZero();
         fed.assertNoLeak();
     }

@@ -40,10 +40,26 @@ public enum ErrorCode {
     CORRUPTION,
     /** A bug or an unexpected failure inside the broker, or a code this version does not know. */
     INTERNAL,
+    /**
+     * A message is larger than {@code max_frame_bytes}: refused by the SDK before sending (its
+     * {@code ClientConfig.Builder.maxFrameBytes}) or by the broker (its {@code max_frame_bytes} setting); the
+     * message names the limit and its value.
+     */
+    TOO_LARGE,
     /** Client side only: no reply arrived within the request timeout. */
     TIMEOUT,
-    /** Client side only: the connection to the broker is gone. */
-    CONNECTION_LOST;
+    /** Client side only: the connection to the broker is gone (or could not be made). */
+    CONNECTION_LOST,
+    /**
+     * Client side only: TLS failed because the broker's certificate is not trusted (not signed by the trusted
+     * certificates, not the pinned fingerprint, or not issued for the server name).
+     */
+    UNTRUSTED,
+    /**
+     * Client side only: the broker closed the connection because it is shutting down (SIGTERM, drain); it
+     * acknowledged what it accepted before: reconnect once it is back, or to another node.
+     */
+    BROKER_SHUTTING_DOWN;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

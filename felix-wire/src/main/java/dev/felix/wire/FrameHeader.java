@@ -118,15 +118,28 @@ public record FrameHeader(int flags, int length) {
     }
 
     /**
+     * What {@link #declaredPayloadLength} returns for a well-formed header that declares more than the
+     * maximum (the transport's frame decoder uses the same value to mark such a header "too large").
+     */
+    public static final long DECLARED_TOO_LARGE = -2;
+
+    /**
      * For a streaming frame decoder: the payload length the 12-byte header at {@code header.position()}
-     * declares, after every check of {@link #peek}; or -1 after appending what is wrong to {@code problem}.
-     * Both the broker's and the client's decoders judge headers here, so they refuse exactly the same
-     * frames with the same words.
+     * declares, after every check of {@link #peek}; or, after appending what is wrong to {@code problem},
+     * {@link #DECLARED_TOO_LARGE} for a header declaring more than {@code maxFrameBytes} (the message names
+     * {@code max_frame_bytes} and both sizes) and -1 for anything else. Both the broker's and the client's
+     * decoders judge headers here, so they refuse exactly the same frames with the same words.
      */
     public static long declaredPayloadLength(ByteBuffer header, long maxFrameBytes, StringBuilder problem) {
         try {
             return validate(header, header.position(), maxFrameBytes).length();
         } catch (WireException e) {
+            if (e.error() == WireError.FRAME_TOO_LARGE) {
+                long declared = Integer.toUnsignedLong(BigEndian.i32(header, header.position() + LENGTH_OFFSET));
+                problem.append("a frame of ").append(declared).append(" bytes is larger than max_frame_bytes (")
+                    .append(maxFrameBytes).append(" bytes)");
+                return DECLARED_TOO_LARGE;
+            }
             problem.append(e.getMessage());
             return -1;
         }

@@ -2,7 +2,8 @@ package dev.felix.demos.common;
 
 /**
  * Reads demo arguments left to right, the way upstream's hand-written parsers do: a flag takes the
- * next argument as its value; a later flag overrides an earlier one.
+ * next argument as its value, or the text after {@code =} when written {@code --flag=value} (as every
+ * other {@code felix} command accepts); a later flag overrides an earlier one.
  */
 public final class ArgCursor {
 
@@ -10,7 +11,17 @@ public final class ArgCursor {
     private int index;
 
     public ArgCursor(String[] args) {
-        this.args = args.clone();
+        java.util.List<String> split = new java.util.ArrayList<>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (a.startsWith("--") && eq > 2) {
+                split.add(a.substring(0, eq)); // --flag=value reads as --flag value
+                split.add(a.substring(eq + 1));
+            } else {
+                split.add(a);
+            }
+        }
+        this.args = split.toArray(String[]::new);
     }
 
     public boolean hasNext() {

@@ -33,7 +33,11 @@ final class DivergencePublisher {
     private volatile boolean abandon;
     private volatile long errors;
 
-    DivergencePublisher(ChangeGenerator generator, ChangeSource.Writer writer, long rate) {
+    /** Most changes in one write: {@link #MAX_BATCH}, fewer when large payloads would not fit one frame. */
+    private final int maxBatch;
+
+    DivergencePublisher(ChangeGenerator generator, ChangeSource.Writer writer, long rate, int payloadBytes) {
+        this.maxBatch = Math.min(MAX_BATCH, dev.felix.demos.common.FrameBudget.messagesPerBatch(payloadBytes));
         this.generator = generator;
         this.writer = writer;
         this.pacer = new Pacer(rate, Pacer.Missed.BURST);
@@ -68,7 +72,7 @@ final class DivergencePublisher {
 
     private void loop() {
         while (!stop) {
-            int n = pacer.awaitDue(() -> stop, MAX_BATCH);
+            int n = pacer.awaitDue(() -> stop, maxBatch);
             if (n < 0) {
                 break;
             }

@@ -56,7 +56,7 @@ final class DivergenceRun {
                 List<Replica> consumers = subscribeAll(broker, source, clients);
                 consumers.forEach(Replica::start);
                 DivergencePublisher publisher = new DivergencePublisher(new ChangeGenerator(keyspace, authority),
-                        source.writer(publisherClient, config.payloadBytes()), config.rate());
+                        source.writer(publisherClient, config.payloadBytes()), config.rate(), config.payloadBytes());
                 view.runStarted(mode, config);
                 publisher.start();
                 double stallRate = walkPhases(consumers, publisher, authority);

@@ -16,7 +16,7 @@ import java.util.List;
  * @param healthyP99PublishedBaseline  healthy subscribers' p99 over messages published before the stall, µs
  * @param healthyP99PublishedDegraded  the same over messages published during the stall, however late
  *                                     they arrived, µs (null if none arrived)
- * @param stallWaitMillis     how long the publisher waited for its writes to complete during the
+ * @param stallWaitMillis     how far behind its schedule writes held the publisher back during the
  *                            stall: time backpressure held it (a slower rate with little waiting
  *                            means the publisher was short of CPU, not held back)
  * @param published           messages published

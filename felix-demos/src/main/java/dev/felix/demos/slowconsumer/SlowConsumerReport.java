@@ -1,6 +1,7 @@
 package dev.felix.demos.slowconsumer;
 
 import dev.felix.demos.common.DropCounters;
+import dev.felix.demos.common.Durations;
 import dev.felix.demos.common.Verdict;
 import java.io.PrintStream;
 import java.util.List;
@@ -37,8 +38,8 @@ final class SlowConsumerReport {
             out.println("    stalled consumer lost    " + across(outcomes, o -> o.stalledLost()));
             out.println("    publisher achieved       " + across(outcomes, o -> o.achievedRate()));
             out.println("    publisher while stalled  " + across(outcomes, o -> o.degradedRate()));
-            out.println("    healthy p99 (us)         " + across(outcomes, o -> o.healthyP99PublishedDegraded() == null
-                    ? -1 : o.healthyP99PublishedDegraded()));
+            out.println("    healthy p99              " + acrossText(outcomes, o -> o.healthyP99PublishedDegraded() == null
+                    ? "none" : Durations.micros(o.healthyP99PublishedDegraded())));
             out.println(THIN_RULE);
         }
         out.println();
@@ -78,8 +79,8 @@ final class SlowConsumerReport {
                 o.targetRate()));
         out.println(String.format("    publisher      %10d msg/s while stalled, %d msg/s before (%d%%)",
                 o.degradedRate(), o.baselineRate(), Math.round(o.degradedToBaseline() * 100)));
-        out.println(String.format("    publisher      %10d ms of the stall waiting for its writes (backpressure)",
-                o.stallWaitMillis()));
+        out.println(String.format("    publisher      %10d ms behind its schedule during the stall (writes held back"
+                + " by flow control)", o.stallWaitMillis()));
         for (DashboardOutcome d : o.subscribers()) {
             out.println(String.format("    %-14s %10d received  %10d lost%s", d.name(), d.received(), d.lost(),
                     d.stalled() ? "   <- stalled" : ""));
@@ -89,15 +90,15 @@ final class SlowConsumerReport {
             out.println(INDENT + d.coverage().describe());
         }
         if (o.healthyP99Baseline() != null) {
-            out.println(String.format("    healthy p99    %10d us  before the stall", o.healthyP99Baseline()));
+            out.println(String.format("    healthy p99    %10s  before the stall", Durations.micros(o.healthyP99Baseline())));
         }
         if (o.healthyP99Degraded() != null) {
-            out.println(String.format("    healthy p99    %10d us  while the other consumer was stalled",
-                    o.healthyP99Degraded()));
+            out.println(String.format("    healthy p99    %10s  while the other consumer was stalled",
+                    Durations.micros(o.healthyP99Degraded())));
         }
         if (o.healthyP99PublishedDegraded() != null) {
-            out.println(String.format("    healthy p99    %10d us  over messages published during the stall "
-                    + "(however late they arrived)", o.healthyP99PublishedDegraded()));
+            out.println(String.format("    healthy p99    %10s  over messages published during the stall "
+                    + "(however late they arrived)", Durations.micros(o.healthyP99PublishedDegraded())));
         }
         out.println();
         out.println("  broker drop counters after " + o.policy().name() + ":");
@@ -115,6 +116,17 @@ final class SlowConsumerReport {
         for (DropCounters.Series s : o.brokerFlow()) {
             out.println(String.format("    %-48s %d", s.series(), s.value()));
         }
+    }
+
+    private static String acrossText(List<SlowConsumerOutcome> outcomes, Function<SlowConsumerOutcome, String> f) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (i > 0) {
+                b.append("   vs ");
+            }
+            b.append(String.format("%8s under %s", f.apply(outcomes.get(i)), outcomes.get(i).policy().name()));
+        }
+        return b.toString();
     }
 
     private static String across(List<SlowConsumerOutcome> outcomes, Function<SlowConsumerOutcome, Long> f) {

@@ -33,7 +33,7 @@ class StateDivergenceDemoTest {
         assertThat(o.endedEarly()).isEmpty();
         assertThat(o.stalledWrong()).isPositive();
         // Not "healthy == 0": a healthy client may shed locally on a loaded machine; then it must be told too.
-        assertThat(o.stalledWrong()).isGreaterThan(o.healthyWrong() * DivergencePromises.SEPARATION);
+        assertThat(o.stalledWrong()).isGreaterThan(o.healthyWrong() * 20); // upstream's separation, at this size
 
         assertThat(o.stalledConsumers()).hasSize(1);
         Coverage victim = o.stalledConsumers().get(0).coverage();
@@ -53,6 +53,24 @@ class StateDivergenceDemoTest {
             }
         }
         assertThat(o.mode().check(o).kept()).isTrue();
+    }
+
+    /**
+     * Options the demo accepts under which the stall harms nobody (queues that absorb it): the verdict
+     * judges the promise, so it is "as promised", not "the stall demonstrated nothing".
+     */
+    @Test
+    void lossyAndWatch_withQueuesThatAbsorbTheStall_areAsPromised() throws Exception {
+        DivergenceConfig roomy = new DivergenceConfig(100, 50, 2, 1, 64, 1 << 20, 1,
+                List.of(DivergenceModes.LOSSY, DivergenceModes.WATCH), false, DivergenceConfig.DEFAULT_STREAM_WINDOW);
+        List<DivergenceOutcome> outcomes = StateDivergenceDemo.runModes(roomy, StateDivergenceDemo.plainView(System.out));
+        DivergenceReport.print(System.out, outcomes, roomy);
+        for (DivergenceOutcome o : outcomes) {
+            assertThat(o.totalWrong()).as(o.mode().name() + ": nobody ends wrong").isZero();
+            assertThat(o.mode().check(o).kept()).as(o.mode().name() + ": " + o.mode().check(o).problems()).isTrue();
+        }
+        assertThat(outcomes.get(0).stalledConsumers().get(0).coverage().missed()).as("the stall overflowed nothing")
+                .isZero();
     }
 
     @Test

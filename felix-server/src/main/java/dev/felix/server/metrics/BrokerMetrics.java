@@ -53,13 +53,38 @@ public final class BrokerMetrics implements AutoCloseable {
 
     private final Map<ErrorCode, LongAdder> errors = new EnumMap<>(ErrorCode.class);
 
+    /**
+     * From a publish reaching the broker (its frame decoded) to its acknowledgement being queued for the
+     * client: the shard writer, and for durable streams the log append and, under {@code on_commit}, the
+     * fsync. Recorded by the stream's event loop; one of the two meters the data path touches.
+     */
+    public final io.micrometer.core.instrument.Timer publishAckLatency;
+    /**
+     * From a shard accepting a batch to its write on one subscriber's stream (per subscriber); batches
+     * replayed from a log are not counted. Recorded by the subscriber stream's event loop.
+     */
+    public final io.micrometer.core.instrument.Timer fanoutDelay;
+
     public BrokerMetrics(CoreMetrics core, dev.felix.storage.LogMetrics storage, LongSupplier activeSubscriptions,
             LongSupplier subscriberQueueEvents, LongSupplier writerQueueEvents, LongSupplier openConnections) {
         if (storage != null) {
-            // One meter per storage counter, read from the runtime's snapshot at scrape time.
-            for (String name : storage.snapshot().keySet()) {
+            // One meter per storage counter, read from the runtime's snapshot at scrape time. Durations
+            // are kept in nanoseconds there and shown in seconds here, as Prometheus expects.
+            java.util.Set<String> names = storage.snapshot().keySet();
+            for (String name : names) {
                 String meter = name.replace('_', '.');
-                if (name.endsWith("_total")) {
+                if (name.endsWith("_duration_nanos_total")) {
+                    String base = name.substring(0, name.length() - "_duration_nanos_total".length());
+                    String count = base + "_total";
+                    io.micrometer.core.instrument.FunctionTimer.builder(base.replace('_', '.') + ".duration", storage,
+                            m -> m.snapshot().getOrDefault(names.contains(count) ? count : name, 0L),
+                            m -> m.snapshot().getOrDefault(name, 0L), java.util.concurrent.TimeUnit.NANOSECONDS)
+                            .description("storage: time spent, " + base.replace('_', ' ')).register(registry);
+                } else if (name.contains("_nanos")) {
+                    String seconds = name.replace("_nanos", "_seconds");
+                    Gauge.builder(seconds.replace('_', '.'), storage, m -> m.snapshot().getOrDefault(name, 0L) / 1e9)
+                            .description("storage: " + seconds).strongReference(true).register(registry);
+                } else if (name.endsWith("_total")) {
                     FunctionCounter.builder(meter.substring(0, meter.length() - ".total".length()), storage,
                             m -> m.snapshot().getOrDefault(name, 0L)).description("storage: " + name)
                             .register(registry);
@@ -117,6 +142,12 @@ public final class BrokerMetrics implements AutoCloseable {
         Gauge.builder("felix.queue.depth.events", writerQueueEvents, asDouble())
                 .description("events waiting at a checkpoint").tag("checkpoint", Checkpoint.WRITER_QUEUE.wireName())
                 .strongReference(true).register(registry);
+        publishAckLatency = latency("felix.publish.ack.latency",
+                "publish to acknowledgement at the broker (shard writer, log append, fsync under on_commit)");
+        fanoutDelay = latency("felix.fanout.delay", "shard accepting a batch to its write on a subscriber stream");
+        dev.felix.server.BuildInfo build = dev.felix.server.BuildInfo.current();
+        Gauge.builder("felix.build.info", () -> 1).description("the version and git commit of this build (value 1)")
+                .tag("version", build.version()).tag("commit", build.commit()).strongReference(true).register(registry);
         new JvmMemoryMetrics().bindTo(registry);
         gc.bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
@@ -162,6 +193,15 @@ public final class BrokerMetrics implements AutoCloseable {
     /** The Prometheus text exposition. */
     public String scrape() {
         return registry.scrape();
+    }
+
+    /** A latency timer exported as a Prometheus histogram (buckets from 10 µs to 10 s) with its max. */
+    private io.micrometer.core.instrument.Timer latency(String name, String description) {
+        return io.micrometer.core.instrument.Timer.builder(name).description(description)
+                .publishPercentileHistogram()
+                .minimumExpectedValue(java.time.Duration.ofNanos(10_000))
+                .maximumExpectedValue(java.time.Duration.ofSeconds(10))
+                .register(registry);
     }
 
     private void counter(String name, String description, LongAdder adder) {

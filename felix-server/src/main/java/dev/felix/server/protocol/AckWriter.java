@@ -53,10 +53,13 @@ final class AckWriter {
     /** A listener that acknowledges request {@code requestId} when the shard accepts it. */
     PublishListener listener(long requestId, boolean binary) {
         outstanding.incrementAndGet();
+        long received = System.nanoTime();
         return new PublishListener() {
             @Override
             public void accepted(int shard, long firstOffset, int count) {
                 context.metrics.publishOk.increment();
+                context.metrics.publishAckLatency.record(System.nanoTime() - received,
+                        java.util.concurrent.TimeUnit.NANOSECONDS);
                 completed(binary ? BinaryPublishAck.ok(requestId) : ok(requestId, shard, firstOffset, count));
             }
 

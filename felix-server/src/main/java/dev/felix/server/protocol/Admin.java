@@ -108,18 +108,18 @@ final class Admin {
         return ((Message.StreamList) m).requestId();
     }
 
-    private static StreamConfig config(Message.StreamCreate c) {
-        int shards = c.shards() == null ? 1 : c.shards();
+    private static StreamConfig config(Message.StreamCreate c) throws FelixException {
+        int shards = c.shards() == null ? 1 : RequestFields.u32("shards", c.shards(), 1, StreamConfig.MAX_SHARDS);
         boolean durable = Boolean.TRUE.equals(c.durable());
         if (!durable && (c.fsync() != null || c.retentionBytes() != null || c.retentionAgeMs() != null)) {
             throw new IllegalArgumentException("fsync and retention apply to durable streams only");
         }
         StreamConfig.Fsync fsync = c.fsync() == null ? StreamConfig.Fsync.PERIODIC : StreamConfig.Fsync.parse(c.fsync());
-        long retentionBytes = c.retentionBytes() == null ? 0 : c.retentionBytes();
-        if (retentionBytes < 0) {
-            throw new IllegalArgumentException("retention_bytes is too large");
-        }
-        Duration age = c.retentionAgeMs() == null ? null : Duration.ofMillis(c.retentionAgeMs());
+        // retention_bytes 0 (or absent): no size limit
+        long retentionBytes = c.retentionBytes() == null ? 0
+                : RequestFields.u64("retention_bytes", c.retentionBytes(), 0, Long.MAX_VALUE);
+        Duration age = c.retentionAgeMs() == null ? null
+                : Duration.ofMillis(RequestFields.u64("retention_age_ms", c.retentionAgeMs(), 1, Long.MAX_VALUE));
         return new StreamConfig(shards, durable, fsync, retentionBytes, age);
     }
 

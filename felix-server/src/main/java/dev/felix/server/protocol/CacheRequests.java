@@ -37,7 +37,8 @@ final class CacheRequests {
         try {
             if (m instanceof Message.CachePut p) {
                 CacheName name = Routing.cacheName(tenant, p.tenantId(), p.namespace(), p.cache());
-                Duration ttl = p.ttlMs() == null ? null : Duration.ofMillis(Math.max(1, p.ttlMs()));
+                Duration ttl = p.ttlMs() == null ? null
+                        : Duration.ofMillis(RequestFields.u64("ttl_ms", p.ttlMs(), 1, Long.MAX_VALUE));
                 return Routing.cacheToWrite(context, name)
                         .thenCompose(cache -> cache.put(p.key(), p.value(), ttl))
                         .thenApply(offset -> ok(p.requestId(), offset, negotiated))
@@ -93,19 +94,16 @@ final class CacheRequests {
         }
     }
 
-    private static CacheConfig config(Message.CacheCreate c) {
+    private static CacheConfig config(Message.CacheCreate c) throws FelixException {
         CacheConfig config = CacheConfig.defaults();
         if (c.backing() != null) {
             config = config.withBacking(CacheConfig.Backing.parse(c.backing()));
         }
         if (c.ttlMs() != null) {
-            config = config.withDefaultTtl(Duration.ofMillis(Math.max(1, c.ttlMs())));
+            config = config.withDefaultTtl(Duration.ofMillis(RequestFields.u64("ttl_ms", c.ttlMs(), 1, Long.MAX_VALUE)));
         }
         if (c.maxEntries() != null) {
-            if (c.maxEntries() < 1 || c.maxEntries() > Integer.MAX_VALUE) {
-                throw new IllegalArgumentException("max_entries must be within [1, " + Integer.MAX_VALUE + "]");
-            }
-            config = config.withMaxEntries((int) (long) c.maxEntries());
+            config = config.withMaxEntries((int) RequestFields.u64("max_entries", c.maxEntries(), 1, Integer.MAX_VALUE));
         }
         if (c.fsync() != null) {
             if (config.backing() != CacheConfig.Backing.LOG) {

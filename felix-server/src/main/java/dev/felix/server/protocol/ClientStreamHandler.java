@@ -57,7 +57,8 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof FrameDecoder.BadHeader bad) {
-            session.fail(ErrorCode.BAD_REQUEST, "bad frame: " + bad.reason());
+            dev.felix.core.FelixError error = Frames.badHeader(bad, ctx.channel()); // too_large (logged) or bad_request
+            session.fail(error.code(), error.message());
             return;
         }
         ByteBuf frame = (ByteBuf) msg;

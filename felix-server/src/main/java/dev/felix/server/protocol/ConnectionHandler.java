@@ -45,7 +45,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
                 && a.getAddress() != null && a.getAddress().isLoopbackAddress();
         context.metrics.connectionsOpened.increment();
         if (context.draining()) {
-            close("broker shutting down");
+            close(dev.felix.wire.CloseReasons.SHUTTING_DOWN);
             return;
         }
         context.connections.add(this);

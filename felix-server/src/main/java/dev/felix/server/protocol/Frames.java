@@ -23,11 +23,34 @@ final class Frames {
     /** Encoding slot of an event batch's shared frame with its base offset (flags 0x0024). */
     static final int SLOT_OFFSETS = 1;
 
-    /** A {@link FrameDecoder} for Felix frames bounded by {@code maxFrameBytes}. */
+    /**
+     * A {@link FrameDecoder} for Felix frames bounded by {@code maxFrameBytes} (the {@code max_frame_bytes}
+     * setting): a header declaring more is a {@link FrameDecoder.BadHeader} marked {@code tooLarge}, whose
+     * reason names the setting and its value.
+     */
     static FrameDecoder decoder(long maxFrameBytes) {
         return new FrameDecoder(FrameHeader.HEADER_LENGTH,
                 (header, problem) -> FrameHeader.declaredPayloadLength(header, maxFrameBytes, problem));
     }
+
+    /**
+     * The error a client gets for a frame header the decoder refused: {@code too_large} for one over
+     * {@code max_frame_bytes} (then logged at WARN with the peer: the stream ends, so once per stream),
+     * {@code bad_request} for anything else.
+     */
+    static FelixError badHeader(FrameDecoder.BadHeader bad, io.netty.channel.Channel stream) {
+        if (!bad.tooLarge()) {
+            return FelixError.of(ErrorCode.BAD_REQUEST, "bad frame: " + bad.reason());
+        }
+        Object peer = stream.parent() instanceof io.netty.handler.codec.quic.QuicChannel q
+                ? q.remoteSocketAddress() : stream.remoteAddress();
+        Object id = stream instanceof io.netty.handler.codec.quic.QuicStreamChannel q ? q.streamId() : stream.id();
+        LOG.warn("refused a frame from {} on stream {}: {}", peer, id, bad.reason());
+        return FelixError.of(ErrorCode.TOO_LARGE, bad.reason() + ": send smaller messages, or raise max_frame_bytes"
+                + " on the broker");
+    }
+
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(Frames.class);
 
     /** The frame of a JSON message, as a buffer ready to write. */
     static ByteBuf json(Message message) {

@@ -10,6 +10,12 @@ interface LiveSubscription {
     /** Events queued for it in the core right now. Any thread. */
     long queuedEvents();
 
+    /**
+     * Ends it with {@code error}, told to the client after the events already queued for it (the drain
+     * path: {@code unavailable}, "broker shutting down"). Any thread.
+     */
+    void onEnd(dev.felix.core.FelixError error);
+
     /** Ends it: closes the core subscription and whatever carries it. Event loop; idempotent. */
     void close();
 }

@@ -60,16 +60,31 @@ public final class ServerContext {
     }
 
     /**
-     * Closes every connection with application code 0 and the given reason, and waits (up to
-     * {@code timeoutMillis}) until they are closed, so the CONNECTION_CLOSE frames leave before the
-     * listener stops.
+     * Ends every subscription with {@code unavailable} and {@code reason} on its event stream (after the
+     * events already queued for it), then closes every connection with application code 0 and the
+     * given reason, and waits (up to {@code timeoutMillis} in all) until they are closed, so the
+     * CONNECTION_CLOSE frames leave before the listener stops.
+     *
+     * <p>Why both: a subscriber learns the reason from its event stream, whose data QUIC retransmits
+     * until it is acknowledged, while the single CONNECTION_CLOSE datagram is not retransmitted once
+     * the connection is gone and was seen to get lost under load (the client then only notices at its
+     * idle timeout, with no reason).
      */
     public void closeConnections(String reason, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        dev.felix.core.FelixError ending = dev.felix.core.FelixError.of(dev.felix.core.ErrorCode.UNAVAILABLE, reason);
+        for (LiveSubscription w : java.util.List.copyOf(subscriptions)) {
+            w.onEnd(ending);
+        }
+        // The subscriptions' last frames are written on their event loops; give them half the time.
+        long half = System.nanoTime() + timeoutMillis * 500_000;
+        while (!subscriptions.isEmpty() && System.nanoTime() < half) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // shutdown path only
+        }
         java.util.List<io.netty.util.concurrent.Future<?>> closing = new java.util.ArrayList<>();
         for (ConnectionHandler c : connections) {
             closing.add(c.close(reason));
         }
-        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
         for (io.netty.util.concurrent.Future<?> f : closing) {
             f.awaitUninterruptibly(Math.max(0, (deadline - System.nanoTime()) / 1_000_000));
         }

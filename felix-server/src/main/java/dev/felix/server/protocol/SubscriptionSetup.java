@@ -107,11 +107,8 @@ final class SubscriptionSetup {
         if (start instanceof dev.felix.wire.StartPosition.Earliest) {
             return StartPosition.EARLIEST;
         }
-        long offset = ((dev.felix.wire.StartPosition.AtOffset) start).offset();
-        if (offset < 0) { // above 2^63: certainly past any tail
-            throw new FelixException(new FelixError(ErrorCode.CURSOR_IN_FUTURE,
-                    "offset " + Long.toUnsignedString(offset) + " is past the tail", -1));
-        }
+        long offset = RequestFields.u64("start.offset", ((dev.felix.wire.StartPosition.AtOffset) start).offset(),
+                0, Long.MAX_VALUE); // offsets are below 2^63
         return StartPosition.at(offset);
     }
 
@@ -129,12 +126,9 @@ final class SubscriptionSetup {
         }
         // A client may ask for a smaller queue, never a larger one than the broker allows.
         int events = s.queueEvents() == null ? max.events()
-                : (int) Math.min(Integer.toUnsignedLong(s.queueEvents()), max.events());
+                : (int) Math.min(RequestFields.u32("queue_events", s.queueEvents(), 1, Integer.MAX_VALUE), max.events());
         long bytes = s.queueBytes() == null ? max.bytes()
-                : (s.queueBytes() < 0 ? max.bytes() : Math.min(s.queueBytes(), max.bytes()));
-        if (events == 0 || bytes == 0) {
-            throw new FelixException(ErrorCode.BAD_REQUEST, "queue_events and queue_bytes must be positive");
-        }
+                : Math.min(RequestFields.u64("queue_bytes", s.queueBytes(), 1, Long.MAX_VALUE), max.bytes());
         return new QueueLimits(events, bytes);
     }
 }

@@ -96,6 +96,10 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
             if (d instanceof EventBatch batch) {
                 channel.write(Frames.events(batch, withOffsets), channel.voidPromise());
                 context.metrics.deliveredEvents.add(batch.eventCount());
+                if (batch.publishNanos() != 0) { // 0: read back from a log
+                    context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),
+                            java.util.concurrent.TimeUnit.NANOSECONDS);
+                }
                 written++;
             } else if (d instanceof GapNotice gap && withGaps) {
                 channel.write(Frames.json(new Message.Gap(subscriptionId,

@@ -122,7 +122,11 @@ class MalformedInputTest {
     // ================================================================== cases that end the stream
 
     /** A hostile input sent after a successful {@code auth}; {@code finish}: FIN right after it. */
-    record Hostile(String name, byte[] bytes, boolean finish, String messageFragment) {
+    record Hostile(String name, byte[] bytes, boolean finish, String messageFragment, String code) {
+        Hostile(String name, byte[] bytes, boolean finish, String messageFragment) {
+            this(name, bytes, finish, messageFragment, "bad_request");
+        }
+
         @Override
         public String toString() {
             return name;
@@ -146,12 +150,14 @@ class MalformedInputTest {
                 concat(header(0x8024, 2), "{}".getBytes()), false, "not valid from a client"));
         list.add(new Hostile("unknown flag bits with known ones (0x0041)", concat(header(0x0041, 2), "{}".getBytes()),
                 false, "unknown flag bits"));
+        // Over max_frame_bytes: too_large, naming the setting and its value.
         list.add(new Hostile("declared length 2^32-1, header only", header(0, 0xFFFF_FFFFL), false,
-                "payload length 4294967295 exceeds the maximum of " + MAX_FRAME_BYTES));
+                "a frame of 4294967295 bytes is larger than max_frame_bytes (" + MAX_FRAME_BYTES + " bytes)", "too_large"));
         list.add(new Hostile("declared length cap+1, header only", header(0, MAX_FRAME_BYTES + 1L), false,
-                "payload length " + (MAX_FRAME_BYTES + 1) + " exceeds the maximum of " + MAX_FRAME_BYTES));
+                "a frame of " + (MAX_FRAME_BYTES + 1) + " bytes is larger than max_frame_bytes (" + MAX_FRAME_BYTES
+                        + " bytes)", "too_large"));
         list.add(new Hostile("binary batch declaring 2^32-1 bytes, header only",
-                header(FrameFlags.BINARY_PUBLISH_BATCH, 0xFFFF_FFFFL), false, "exceeds the maximum"));
+                header(FrameFlags.BINARY_PUBLISH_BATCH, 0xFFFF_FFFFL), false, "larger than max_frame_bytes", "too_large"));
         // ---- the stream ends inside a frame
         list.add(new Hostile("truncated payload then FIN", concat(header(0, 100), "{\"type\":\"pub".getBytes()), true,
                 "stream ended inside a frame"));
@@ -238,7 +244,7 @@ class MalformedInputTest {
             s.finish();
         }
         RawStream.Received error = s.frame(1);
-        assertTypedError(error, dialect.codes(), "bad_request", hostile.messageFragment());
+        assertTypedError(error, dialect.codes(), hostile.code(), hostile.messageFragment());
         assertThat(s.awaitEnd()).as("the broker ends the offending stream").isEqualTo(RawStream.End.FIN);
         String ignored = "ignored-" + requestIds.incrementAndGet();
         if (!hostile.finish()) { // a valid request after the failure is not acted on
