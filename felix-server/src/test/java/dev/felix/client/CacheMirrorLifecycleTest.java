@@ -213,7 +213,7 @@ class CacheMirrorLifecycleTest {
     }
 
     @Test
-    void theBrokerGoesAway_theMirrorEndsWithConnectionLost_andIsNoLongerCaughtUp() throws Exception {
+    void theBrokerShutsDown_theMirrorEndsWithTheShutdownReason_andIsNoLongerCaughtUp() throws Exception {
         TestBroker broker = TestBroker.start(dir);
         try (FelixClient c = broker.connect(); Cache cache = c.cache(CONFIG)) {
             cache.put("a", bytes("1"), null);
@@ -223,7 +223,7 @@ class CacheMirrorLifecycleTest {
             broker.close();
 
             await().atMost(Duration.ofSeconds(30)).until(() -> mirror.endCause() != null);
-            assertThat(mirror.endCause().code()).isEqualTo(ErrorCode.CONNECTION_LOST);
+            assertThat(mirror.endCause().code()).isEqualTo(ErrorCode.BROKER_SHUTTING_DOWN);
             assertThat(mirror.caughtUp()).isFalse();
             assertThat(textMap(mirror.snapshot())).as("the last copy stays readable").isEqualTo(Map.of("a", "1"));
         } finally {

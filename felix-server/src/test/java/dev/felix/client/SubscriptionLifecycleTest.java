@@ -71,7 +71,7 @@ class SubscriptionLifecycleTest {
     }
 
     @Test
-    void theBrokerGoesAway_whatWasReceivedIsStillHandedOut_thenNextThrowsConnectionLost() throws Exception {
+    void theBrokerShutsDown_whatWasReceivedIsStillHandedOut_thenNextThrowsTheShutdownReason() throws Exception {
         TestBroker broker = TestBroker.start(dir);
         try (FelixClient c = broker.connect()) {
             Subscription s = c.subscribe(SubscribeOptions.of(LIFE));
@@ -91,8 +91,8 @@ class SubscriptionLifecycleTest {
                 assertThat(((Event) item).payload()).containsExactly((byte) offset);
             }
             assertThatThrownBy(() -> s.next(Duration.ofSeconds(5))).isInstanceOfSatisfying(
-                    FelixClientException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.CONNECTION_LOST));
-            assertThat(s.endCause().code()).isEqualTo(ErrorCode.CONNECTION_LOST);
+                    FelixClientException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BROKER_SHUTTING_DOWN));
+            assertThat(s.endCause().code()).isEqualTo(ErrorCode.BROKER_SHUTTING_DOWN);
             assertThat(s.iterator().hasNext()).isFalse();
         } finally {
             broker.close();
@@ -149,7 +149,7 @@ class SubscriptionLifecycleTest {
     }
 
     @Test
-    void aHandler_getsEveryEventInOrder_thenTheEndWithItsCause_whenTheBrokerGoesAway() throws Exception {
+    void aHandler_getsEveryEventInOrder_thenTheEndWithItsCause_whenTheBrokerShutsDown() throws Exception {
         TestBroker broker = TestBroker.start(dir);
         try (FelixClient c = broker.connect()) {
             List<Long> offsets = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -176,7 +176,7 @@ class SubscriptionLifecycleTest {
 
             FelixClientException cause = end.get(30, TimeUnit.SECONDS);
             assertThat(cause).isNotNull();
-            assertThat(cause.code()).isEqualTo(ErrorCode.CONNECTION_LOST);
+            assertThat(cause.code()).isEqualTo(ErrorCode.BROKER_SHUTTING_DOWN);
             List<Long> expected = new ArrayList<>();
             for (long i = 0; i < 20; i++) {
                 expected.add(i);
