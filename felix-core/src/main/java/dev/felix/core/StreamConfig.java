@@ -12,11 +12,19 @@ import java.util.Locale;
  * @param retentionBytes  durable streams: oldest segments are deleted beyond this many bytes per shard
  *                        (0 = unbounded)
  * @param retentionAge    durable streams: oldest segments are deleted when older (null = unbounded)
+ * @param consistency     durable streams in a cluster: when a batch is acknowledged and visible
+ *                        ({@link Consistency}); default {@code leader}. {@code quorum} needs a durable stream.
+ * @param replicas        durable streams in a cluster: copies of each shard, the leader's included
+ *                        (1–{@value #MAX_REPLICAS}); 0 = the cluster's default, {@code min(3, nodes)}.
+ *                        Ephemeral shards are never replicated.
  */
-public record StreamConfig(int shards, boolean durable, Fsync fsync, long retentionBytes, Duration retentionAge) {
+public record StreamConfig(int shards, boolean durable, Fsync fsync, long retentionBytes, Duration retentionAge,
+                           Consistency consistency, int replicas) {
 
     /** Largest shard count of one stream. */
     public static final int MAX_SHARDS = 1024;
+    /** Most replicas of one shard. */
+    public static final int MAX_REPLICAS = 7;
 
     /** When a durable stream's log is forced to the device. */
     public enum Fsync {
@@ -60,6 +68,31 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
         if (!durable && (retentionBytes != 0 || retentionAge != null)) {
             throw new IllegalArgumentException("retention applies to durable streams only");
         }
+        if (consistency == null) {
+            consistency = Consistency.LEADER;
+        }
+        if (consistency == Consistency.QUORUM && !durable) {
+            throw new IllegalArgumentException("consistency quorum needs a durable stream: an ephemeral stream"
+                    + " is not replicated");
+        }
+        if (replicas < 0 || replicas > MAX_REPLICAS) {
+            throw new IllegalArgumentException("replicas must be within [1, " + MAX_REPLICAS
+                    + "] (or 0 for the cluster default), was " + replicas);
+        }
+        if (!durable && replicas > 1) {
+            throw new IllegalArgumentException("replicas applies to durable streams only: an ephemeral stream"
+                    + " is not replicated");
+        }
+    }
+
+    /** Consistency {@code leader}, the cluster's default replica count. */
+    public StreamConfig(int shards, boolean durable, Fsync fsync, long retentionBytes, Duration retentionAge) {
+        this(shards, durable, fsync, retentionBytes, retentionAge, Consistency.LEADER, 0);
+    }
+
+    /** This definition with another consistency and replica count. */
+    public StreamConfig withReplication(Consistency consistency, int replicas) {
+        return new StreamConfig(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas);
     }
 
     /** One shard, ephemeral. */

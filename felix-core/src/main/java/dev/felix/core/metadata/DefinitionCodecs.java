@@ -27,6 +27,8 @@ final class DefinitionCodecs {
         if (c.retentionAge() != null) {
             p.setProperty("retention_age_ms", Long.toString(c.retentionAge().toMillis()));
         }
+        p.setProperty("consistency", c.consistency().wireName());
+        p.setProperty("replicas", Integer.toString(c.replicas()));
         return p;
     }
 
@@ -37,7 +39,9 @@ final class DefinitionCodecs {
                 Boolean.parseBoolean(required(p, "durable")),
                 StreamConfig.Fsync.parse(required(p, "fsync")),
                 Long.parseLong(p.getProperty("retention_bytes", "0")),
-                age == null ? null : Duration.ofMillis(Long.parseLong(age)));
+                age == null ? null : Duration.ofMillis(Long.parseLong(age)),
+                dev.felix.core.Consistency.parse(p.getProperty("consistency", "leader")),
+                Integer.parseInt(p.getProperty("replicas", "0")));
     }
 
     static Properties encode(CacheConfig c, long uid) {
