@@ -17,6 +17,7 @@ import dev.felix.core.routing.Router;
 import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.StreamFactory;
 import dev.felix.core.stream.StreamInfo;
+import dev.felix.core.writer.GateFactory;
 import dev.felix.storage.LogDirectories;
 import dev.felix.storage.StorageException;
 import dev.felix.storage.StorageRuntime;
@@ -80,8 +81,16 @@ public final class Broker implements AutoCloseable {
                 new LocalRouter());
     }
 
-    /** A node with the given metadata and router (a cluster member passes its replicated ones). */
+    /** A node with the given metadata and router, committing on local durability. */
     public Broker(CoreConfig config, Metadata metadata, Router router) {
+        this(config, metadata, router, GateFactory.LOCAL);
+    }
+
+    /**
+     * A node with the given metadata and router (a cluster member passes its replicated ones) whose durable
+     * shards commit through {@code gates} (a cluster member's replication).
+     */
+    public Broker(CoreConfig config, Metadata metadata, Router router, GateFactory gates) {
         this.config = config;
         this.metadata = metadata;
         this.router = router;
@@ -91,7 +100,7 @@ public final class Broker implements AutoCloseable {
         this.storage = s == null ? null
                 : StorageRuntime.builder().flushThreads(s.flushThreads()).threadNamePrefix("felix-storage").build();
         this.logsRoot = s == null ? null : s.dataDir().resolve("logs");
-        this.factory = new StreamFactory(config, metrics, shardThreads, storage, logsRoot);
+        this.factory = new StreamFactory(config, metrics, shardThreads, storage, logsRoot, gates);
         // Snapshots and the removal of deleted logs run on their own thread (blocking file I/O); one timer
         // sweeps expired cache entries. Caches share the shard threads for their single writers.
         this.background = Executors.newSingleThreadExecutor(new NamedThreads("felix-background"));
@@ -237,6 +246,19 @@ public final class Broker implements AutoCloseable {
             return s.close(FelixError.of(ErrorCode.NOT_FOUND, "stream " + name + " was deleted"))
                     .thenRun(() -> removeLogs(s));
         });
+    }
+
+    /**
+     * Closes the runtime of shard {@code shard} of {@code name} if it is in memory — its subscriptions end
+     * with {@code reason}, queued publishes are refused with it, its log closes — leaving a fresh one that
+     * opens the log on first use. A cluster member calls this when leadership of the shard changes.
+     */
+    public CompletableFuture<Void> reopenShard(StreamName name, int shard, FelixError reason) {
+        Stream s = streams.get(name);
+        if (s == null || shard < 0 || shard >= s.shardCount()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return s.reopenShard(shard, reason);
     }
 
     /** Every stream in memory, for metrics. */

@@ -7,7 +7,9 @@ import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.QueuePolicy;
-import dev.felix.core.writer.CommitGate;
+import dev.felix.core.FelixException;
+import dev.felix.core.writer.GateFactory;
+import dev.felix.core.writer.LogRef;
 import dev.felix.core.writer.LogWriter;
 import dev.felix.core.writer.WriterInbox;
 import dev.felix.core.writer.WriterLoop;
@@ -55,6 +57,10 @@ public final class Shard {
     private final ShardLog log;
     /** Durable shards under {@code on_commit}: commit only once forced to disk. */
     private final boolean onCommit;
+    /** Names the log for the gate factory. */
+    private final LogRef ref;
+    /** Chooses the commit gate when the log opens (local durability, or replication). */
+    private final GateFactory gates;
 
     private final WriterLoop loop;
     private final WriterInbox<PublishRequest> inbox;
@@ -69,9 +75,12 @@ public final class Shard {
     private volatile long publishedOldest;
 
     Shard(String label, int index, long incarnation, CoreConfig config, CoreMetrics metrics, Executor executor,
-            LongSupplier subscriberIds, QueuePolicy defaultPolicy, ShardLog log, boolean onCommit) {
+            LongSupplier subscriberIds, QueuePolicy defaultPolicy, ShardLog log, boolean onCommit, LogRef ref,
+            GateFactory gates) {
         this.log = log;
         this.onCommit = onCommit;
+        this.ref = ref;
+        this.gates = gates;
         this.label = label;
         this.index = index;
         this.incarnation = incarnation;
@@ -187,10 +196,11 @@ public final class Shard {
     public CompletableFuture<ShardInfo> load() {
         CompletableFuture<ShardInfo> result = new CompletableFuture<>();
         loop.post(() -> {
-            if (ensureOpen()) {
+            FelixError error = ensureOpen();
+            if (error == null) {
                 result.complete(info());
             } else {
-                result.completeExceptionally(log.failure().toException());
+                result.completeExceptionally(error.toException());
             }
         });
         return result;
@@ -235,8 +245,9 @@ public final class Shard {
                 if (first == null) {
                     break;
                 }
-                if (log != null && !ensureOpen()) {
-                    fail(first, log.failure());
+                FelixError openError = ensureOpen();
+                if (openError != null) {
+                    fail(first, openError);
                     continue;
                 }
                 handled += appendMerged(first);
@@ -311,27 +322,44 @@ public final class Shard {
         public void failed(FelixError error) {
             log.fail(error);
         }
+
+        @Override
+        public void recovered(long end) {
+            publishedNext = end;
+            fanout.recovered(end);
+        }
     }
 
-    /** Opens a durable shard's log on first use and takes its tail as the next offset. */
-    private boolean ensureOpen() {
+    /**
+     * Opens a durable shard's log on first use and takes its tail as the next offset; null when open, else
+     * why not (the log cannot be opened, refuses writes after a failed write or fsync, or this node may not
+     * write it now).
+     */
+    private FelixError ensureOpen() {
         if (log == null) {
-            return true;
+            return null;
         }
         if (log.failure() != null) {
-            return false; // could not be opened, or refuses writes after a failed write or fsync
+            return log.failure();
         }
         if (log.isOpen()) {
-            return true;
+            return null;
         }
         if (!log.open()) {
-            return false;
+            return log.failure();
+        }
+        GateFactory.Opened opened;
+        try {
+            opened = gates.open(ref, log.log(), onCommit);
+        } catch (FelixException e) {
+            log.release(); // not ours to write now; open again on a later use
+            return e.error();
         }
         long next = log.tailOffset();
-        writer.reset(log.log(), next, onCommit ? CommitGate.durable(log.log()) : CommitGate.immediate());
-        publishedNext = next;
-        publishedOldest = next;
-        return true;
+        writer.reset(log.log(), next, opened.committed(), opened.gate());
+        publishedNext = writer.committed();
+        publishedOldest = log.baseOffset();
+        return null;
     }
 
     private void register(Subscriber s, SubscribeRequest request, CompletableFuture<Subscription> result) {
@@ -340,8 +368,9 @@ public final class Shard {
                     FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down").toException());
             return;
         }
-        if (log != null && !ensureOpen()) {
-            result.completeExceptionally(log.failure().toException());
+        FelixError openError = ensureOpen();
+        if (openError != null) {
+            result.completeExceptionally(openError.toException());
             return;
         }
         long oldest = log != null ? log.baseOffset() : ring.oldestOffset(writer.committed());
@@ -356,6 +385,7 @@ public final class Shard {
             fail(p, FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down"));
         }
         inbox.releaseWaiters();
+        writer.closeGate();
         if (log != null) {
             log.close();
         }

@@ -182,6 +182,19 @@ final class ShardFanout {
         }
     }
 
+    /**
+     * Records of a reopened log became committed up to {@code end}: live subscribers below it read them from
+     * the log before any newer batch (they switch to replay until they reach the tail again).
+     */
+    void recovered(long end) {
+        for (Subscriber s : List.copyOf(subscribers)) { // a failed read may end one
+            if (!s.closed && s.mode == Subscriber.Mode.LIVE && s.next < end && s.blockedOn == null) {
+                s.mode = Subscriber.Mode.REPLAY;
+                pump(s);
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ history
 
     /**

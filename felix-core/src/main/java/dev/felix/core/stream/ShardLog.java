@@ -97,6 +97,15 @@ final class ShardLog {
         return runtime.nowMicros();
     }
 
+    /**
+     * Closes the log but leaves this shard able to open it again (its writer may not write it now: another
+     * node leads the shard). Writer thread.
+     */
+    void release() {
+        close();
+        log = null;
+    }
+
     /** Flushes what the policy owes and closes; idempotent. */
     void close() {
         SegmentedLog l = log;

@@ -19,14 +19,20 @@ public final class Stream {
     private final StreamName name;
     private final StreamConfig config;
     private final long uid;
-    private final Shard[] shards;
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Shard> shards;
+    /** Builds a fresh runtime for a shard index (at creation, and when a shard is reopened). */
+    private final java.util.function.IntFunction<Shard> shardMaker;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
-    Stream(StreamName name, StreamConfig config, long uid, Shard[] shards) {
+    Stream(StreamName name, StreamConfig config, long uid, java.util.function.IntFunction<Shard> shardMaker) {
         this.name = name;
         this.config = config;
         this.uid = uid;
-        this.shards = shards;
+        this.shardMaker = shardMaker;
+        this.shards = new java.util.concurrent.atomic.AtomicReferenceArray<>(config.shards());
+        for (int i = 0; i < config.shards(); i++) {
+            shards.set(i, shardMaker.apply(i));
+        }
     }
 
     public StreamName name() {
@@ -43,33 +49,45 @@ public final class Stream {
     }
 
     public int shardCount() {
-        return shards.length;
+        return shards.length();
     }
 
     public Shard shard(int index) {
-        return shards[index];
+        return shards.get(index);
+    }
+
+    /**
+     * Closes shard {@code index}'s runtime — its subscriptions end with {@code reason}, queued publishes are
+     * refused with it, its log closes — and puts a fresh one in its place, which opens the log again on its
+     * first use. A cluster member does this when leadership of the shard moves (away, or to it at a new
+     * epoch). The future completes once the old runtime is closed.
+     */
+    public java.util.concurrent.CompletableFuture<Void> reopenShard(int index, FelixError reason) {
+        Shard old = shards.getAndSet(index, shardMaker.apply(index));
+        return old.close(reason);
     }
 
     /** The shard for {@code key}: a stable hash of its UTF-16 units, so the choice survives restarts. */
     public Shard shardFor(String key) {
-        if (shards.length == 1) {
-            return shards[0];
+        int n = shards.length();
+        if (n == 1) {
+            return shards.get(0);
         }
         if (key == null) {
-            return shards[Math.floorMod(roundRobin.getAndIncrement(), shards.length)];
+            return shards.get(Math.floorMod(roundRobin.getAndIncrement(), n));
         }
         int h = 0x811C9DC5; // FNV-1a, 32-bit
         for (int i = 0; i < key.length(); i++) {
             h ^= key.charAt(i);
             h *= 0x01000193;
         }
-        return shards[Math.floorMod(h, shards.length)];
+        return shards.get(Math.floorMod(h, n));
     }
 
     public StreamInfo info() {
-        List<ShardInfo> infos = new ArrayList<>(shards.length);
-        for (Shard s : shards) {
-            infos.add(s.info());
+        List<ShardInfo> infos = new ArrayList<>(shards.length());
+        for (int i = 0; i < shards.length(); i++) {
+            infos.add(shards.get(i).info());
         }
         return new StreamInfo(name, config, infos);
     }
@@ -81,9 +99,9 @@ public final class Stream {
 
     /** Closes every shard; subscriptions end with {@code reason}. */
     public java.util.concurrent.CompletableFuture<Void> close(FelixError reason) {
-        java.util.concurrent.CompletableFuture<?>[] all = new java.util.concurrent.CompletableFuture<?>[shards.length];
-        for (int i = 0; i < shards.length; i++) {
-            all[i] = shards[i].close(reason);
+        java.util.concurrent.CompletableFuture<?>[] all = new java.util.concurrent.CompletableFuture<?>[shards.length()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = shards.get(i).close(reason);
         }
         return java.util.concurrent.CompletableFuture.allOf(all);
     }

@@ -9,6 +9,8 @@ import dev.felix.storage.FsyncPolicy;
 import dev.felix.storage.LogConfig;
 import dev.felix.storage.LogId;
 import dev.felix.storage.StorageRuntime;
+import dev.felix.core.writer.GateFactory;
+import dev.felix.core.writer.LogRef;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.concurrent.CompletableFuture;
@@ -27,6 +29,7 @@ public final class StreamFactory {
     private final Executor executor;
     private final StorageRuntime storage;
     private final Path logsRoot;
+    private final GateFactory gates;
     private final AtomicLong subscriberIds = new AtomicLong();
     private final SecureRandom random = new SecureRandom();
 
@@ -36,6 +39,13 @@ public final class StreamFactory {
      */
     public StreamFactory(CoreConfig config, CoreMetrics metrics, Executor executor, StorageRuntime storage,
             Path logsRoot) {
+        this(config, metrics, executor, storage, logsRoot, GateFactory.LOCAL);
+    }
+
+    /** @param gates chooses each durable shard's commit gate when its log opens */
+    public StreamFactory(CoreConfig config, CoreMetrics metrics, Executor executor, StorageRuntime storage,
+            Path logsRoot, GateFactory gates) {
+        this.gates = gates;
         this.config = config;
         this.metrics = metrics;
         this.executor = executor;
@@ -48,25 +58,25 @@ public final class StreamFactory {
         if (streamConfig.durable() && storage == null) {
             throw new IllegalStateException("durable streams need a data directory");
         }
+        return new Stream(name, streamConfig, uid, i -> shard(name, streamConfig, uid, i));
+    }
+
+    /** A fresh runtime for shard {@code i} (its log, if durable, opens on first use). */
+    private Shard shard(StreamName name, StreamConfig streamConfig, long uid, int i) {
         QueuePolicy policy = streamConfig.durable() ? config.durablePolicy() : config.ephemeralPolicy();
-        LogConfig logConfig = streamConfig.durable() ? logConfig(streamConfig) : null;
         boolean onCommit = streamConfig.durable() && streamConfig.fsync() == StreamConfig.Fsync.ON_COMMIT;
-        Shard[] shards = new Shard[streamConfig.shards()];
-        for (int i = 0; i < shards.length; i++) {
-            // A fresh random incarnation: offsets of an earlier run of an ephemeral shard mean nothing here.
-            long incarnation = random.nextLong() & Long.MAX_VALUE;
-            if (incarnation == 0) {
-                incarnation = 1;
-            }
-            String label = name + "/" + i;
-            ShardLog log = null;
-            if (streamConfig.durable()) {
-                log = new ShardLog(label, logDirectory(name, i, uid), logConfig, storage);
-            }
-            shards[i] = new Shard(label, i, incarnation, config, metrics, executor,
-                    subscriberIds::incrementAndGet, policy, log, onCommit);
+        // A fresh random incarnation: offsets of an earlier run of an ephemeral shard mean nothing here.
+        long incarnation = random.nextLong() & Long.MAX_VALUE;
+        if (incarnation == 0) {
+            incarnation = 1;
         }
-        return new Stream(name, streamConfig, uid, shards);
+        String label = name + "/" + i;
+        ShardLog log = null;
+        if (streamConfig.durable()) {
+            log = new ShardLog(label, logDirectory(name, i, uid), logConfig(streamConfig), storage);
+        }
+        return new Shard(label, i, incarnation, config, metrics, executor, subscriberIds::incrementAndGet, policy, log,
+                onCommit, new LogRef(LogRef.Kind.STREAM, name.toString(), uid, i), gates);
     }
 
     /** Where shard {@code shard} of the stream keeps its log. */

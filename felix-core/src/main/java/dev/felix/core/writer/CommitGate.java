@@ -1,5 +1,7 @@
 package dev.felix.core.writer;
 
+import dev.felix.core.FelixError;
+
 import dev.felix.storage.SegmentedLog;
 import java.util.concurrent.CompletionException;
 
@@ -29,6 +31,14 @@ public interface CommitGate {
 
         /** The records appended so far may never commit (a failed fsync): fail what waits. */
         void failed(Throwable cause);
+
+        /**
+         * The records below {@code end} will not commit in time: answer their requesters with {@code error}
+         * now. They stay in the log and in line: if they commit later they become visible (never answered
+         * twice). A replicated gate's quorum window uses this.
+         */
+        default void refused(long end, FelixError error) {
+        }
     }
 
     /** Writer only: the log now holds every record below {@code end}; tell {@code committer} when they commit. */
@@ -39,6 +49,10 @@ public interface CommitGate {
      * (forces the log), then reports it; a gate that cannot get there alone reports what it can.
      */
     void force(long end, Committer committer);
+
+    /** The writer stops using this gate (its log closes, or the writer moves to another log). Writer only. */
+    default void close() {
+    }
 
     /** Committed when written. */
     static CommitGate immediate() {

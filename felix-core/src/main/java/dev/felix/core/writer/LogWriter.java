@@ -57,12 +57,25 @@ public final class LogWriter<B> {
 
         /** The log became unusable; every waiting batch has been answered with {@code error}. */
         void failed(FelixError error);
+
+        /**
+         * Records the log held when the writer was {@linkplain #reset(SegmentedLog, long, long, CommitGate)
+         * reset} above its committed end are now committed up to {@code end}: readers may see them. No batch
+         * object exists for them (they came from disk); readers get them from the log.
+         */
+        default void recovered(long end) {
+        }
     }
+
+    /** Batches (appended, not yet committed) beyond which new ones are refused at once, not queued. */
+    static final int PENDING_HARD_LIMIT_FACTOR = 64;
 
     /** A batch appended and not yet committed. */
     private static final class Pending<B> {
         final B batch;
         final long end;
+        /** Already answered (refused by the gate in time), waiting only to become visible. */
+        boolean answered;
 
         Pending(B batch, long end) {
             this.batch = batch;
@@ -84,6 +97,10 @@ public final class LogWriter<B> {
     private CommitGate.Committer committer = new GenerationCommitter(0);
     private long next;
     private long committed;
+    /** End of the records found in the log at reset that were not known committed then. */
+    private long recoveredEnd;
+    /** Pending batches already answered (refused by the gate), waiting only to become visible. */
+    private int answeredPending;
     private FelixError failure;
 
     /**
@@ -103,14 +120,43 @@ public final class LogWriter<B> {
      * Batches still waiting from before are dropped unanswered: the owner answers or discards them itself.
      */
     public void reset(SegmentedLog log, long next, CommitGate gate) {
+        reset(log, next, next, gate);
+    }
+
+    /**
+     * As {@link #reset(SegmentedLog, long, CommitGate)}, for a log whose records from {@code committed} to
+     * {@code next} are not known to be committed (a replicated log reopened: only a majority makes them
+     * so). They stay invisible until the gate passes them; then {@link Owner#recovered} is told.
+     */
+    public void reset(SegmentedLog log, long next, long committed, CommitGate gate) {
+        if (committed > next) {
+            throw new IllegalArgumentException("committed " + committed + " is past the next offset " + next);
+        }
+        CommitGate previous = this.gate;
         this.log = log;
         this.gate = gate;
         this.next = next;
-        this.committed = next;
+        this.committed = committed;
+        this.recoveredEnd = next;
         this.failure = null;
         this.generation++;
         this.committer = new GenerationCommitter(generation);
+        this.answeredPending = 0;
         pending.clear();
+        if (previous != gate) {
+            previous.close();
+        }
+        if (committed < next) {
+            gate.appended(next, committer);
+        }
+    }
+
+    /** Releases the gate (the owner stops using this writer's log). Writer only; idempotent. */
+    public void closeGate() {
+        gate.close();
+        gate = CommitGate.immediate();
+        generation++;
+        committer = new GenerationCommitter(generation);
     }
 
     /** Offset the next appended record gets. */
@@ -123,9 +169,13 @@ public final class LogWriter<B> {
         return committed;
     }
 
-    /** Whether enough batches wait at the gate that the owner should stop taking requests for now. */
+    /**
+     * Whether enough batches wait at the gate that the owner should stop taking requests for now. Batches
+     * the gate already refused (they wait only to become visible) do not count: a replicated writer keeps
+     * appending, and refusing, while no majority answers.
+     */
     public boolean backlogFull() {
-        return pending.size() >= maxPendingBatches;
+        return pending.size() - answeredPending >= maxPendingBatches;
     }
 
     /** Whether any appended batch waits at the gate. */
@@ -161,6 +211,12 @@ public final class LogWriter<B> {
             owner.answer(batch, failure);
             return false;
         }
+        if (pending.size() >= (long) maxPendingBatches * PENDING_HARD_LIMIT_FACTOR) {
+            owner.answer(batch, FelixError.of(ErrorCode.UNAVAILABLE, pending.size() + " batches of " + label
+                    + " wait for their commit (no majority of replicas answers); new publishes are refused"
+                    + " until they catch up"));
+            return false;
+        }
         if (log != null) {
             FelixError error = write(records);
             if (error != null) {
@@ -194,8 +250,11 @@ public final class LogWriter<B> {
         }
         Pending<B> p;
         while ((p = pending.pollFirst()) != null) {
-            owner.answer(p.batch, error);
+            if (!p.answered) {
+                owner.answer(p.batch, error);
+            }
         }
+        answeredPending = 0;
     }
 
     /**
@@ -301,6 +360,21 @@ public final class LogWriter<B> {
         }
 
         @Override
+        public void refused(long end, FelixError error) {
+            if (loop.inWriter()) {
+                if (gen == generation) {
+                    refuse(end, error);
+                }
+            } else {
+                loop.post(() -> {
+                    if (gen == generation) {
+                        refuse(end, error);
+                    }
+                });
+            }
+        }
+
+        @Override
         public void failed(Throwable cause) {
             if (loop.inWriter()) {
                 if (gen == generation) {
@@ -317,12 +391,34 @@ public final class LogWriter<B> {
     }
 
     private void commit(long end) {
+        if (committed < recoveredEnd && end > committed) {
+            committed = Math.min(end, recoveredEnd);
+            owner.recovered(committed);
+        }
         Pending<B> p;
         while ((p = pending.peekFirst()) != null && p.end <= end) {
             pending.pollFirst();
             committed = p.end;
             owner.visible(p.batch);
-            owner.answer(p.batch, null);
+            if (p.answered) {
+                answeredPending--;
+            } else {
+                owner.answer(p.batch, null);
+            }
+        }
+    }
+
+    /** Answers every waiting batch below {@code end} with {@code error}; they stay in line to become visible. */
+    private void refuse(long end, FelixError error) {
+        for (Pending<B> p : pending) {
+            if (p.end > end) {
+                break;
+            }
+            if (!p.answered) {
+                p.answered = true;
+                answeredPending++;
+                owner.answer(p.batch, error);
+            }
         }
     }
 

@@ -55,7 +55,9 @@ class ShardSchedulingTest {
 
     private Shard shard(QueueLimits writerQueue) {
         return new Shard("t/ns/s/0", 0, 1, Fixture.config().withWriterQueue(writerQueue), new CoreMetrics(), executor,
-                ids::incrementAndGet, QueuePolicy.DROP_NEW, null, false);
+                ids::incrementAndGet, QueuePolicy.DROP_NEW, null, false,
+                new dev.felix.core.writer.LogRef(dev.felix.core.writer.LogRef.Kind.STREAM, "t/ns/s", 0, 0),
+                dev.felix.core.writer.GateFactory.LOCAL);
     }
 
     @Test

@@ -32,7 +32,7 @@ class LogWriterTest {
     private final List<SegmentedLog> logs = new ArrayList<>();
 
     /** A gate the test opens by hand. */
-    private static final class ManualGate implements CommitGate {
+    private static class ManualGate implements CommitGate {
         final List<Long> appended = new ArrayList<>();
         Committer committer;
 
@@ -67,6 +67,11 @@ class LogWriterTest {
 
     private LogWriter<String> writer(int maxPending) {
         LogWriter<String> w = new LogWriter<>("test", loop, owner, maxPending, () -> 1L);
+        startLoop();
+        return w;
+    }
+
+    private void startLoop() {
         loop.start(new WriterLoop.Work() {
             @Override
             public void runOnce() {
@@ -81,7 +86,6 @@ class LogWriterTest {
             public void failed(Throwable cause) {
             }
         });
-        return w;
     }
 
     private SegmentedLog open(Path d) {
@@ -213,5 +217,118 @@ class LogWriterTest {
         HistoryRead within = w.readHistory(60, 63, 10, 1 << 20);
         assertThat(((HistoryRead.Records) within).records()).extracting(r -> r.offset())
                 .as("never past the end asked for").containsExactly(60L, 61L, 62L);
+    }
+
+    @Test
+    void aRefusedBatchIsAnsweredAtOnce_yetStaysInLine_andBecomesVisibleUnansweredWhenItCommitsLater() {
+        LogWriter<String> w = writer(1);
+        ManualGate gate = new ManualGate();
+        w.reset(open(dir), 0, gate);
+        w.append("a", 1, new byte[][] {{1}});
+        assertThat(w.backlogFull()).isTrue();
+
+        gate.committer.refused(1, FelixError.of(ErrorCode.QUORUM_TIMEOUT, "no majority"));
+        assertThat(events).containsExactly("answer a quorum_timeout");
+        assertThat(w.backlogFull()).as("a refused batch does not hold the writer back").isFalse();
+        assertThat(w.committed()).as("refused is not committed").isZero();
+
+        w.append("b", 1, new byte[][] {{2}});
+        gate.committer.committed(2);
+        assertThat(events).as("a becomes visible when it commits, and is never answered twice")
+                .containsExactly("answer a quorum_timeout", "visible a", "visible b", "answer b ok");
+        assertThat(w.committed()).isEqualTo(2);
+    }
+
+    @Test
+    void refusalsReachOnlyBatchesBelowTheirEnd() {
+        LogWriter<String> w = writer(10);
+        ManualGate gate = new ManualGate();
+        w.reset(open(dir), 0, gate);
+        w.append("a", 1, new byte[][] {{1}});
+        w.append("b", 1, new byte[][] {{2}});
+
+        gate.committer.refused(1, FelixError.of(ErrorCode.QUORUM_TIMEOUT, "no majority"));
+        gate.committer.refused(1, FelixError.of(ErrorCode.QUORUM_TIMEOUT, "again"));
+
+        assertThat(events).containsExactly("answer a quorum_timeout");
+    }
+
+    @Test
+    void aRecoveredTailAboveTheCommittedEnd_staysInvisibleUntilTheGatePassesIt() {
+        SegmentedLog log = open(dir);
+        log.append(List.of(new byte[] {1}, new byte[] {2}, new byte[] {3}), 1L);
+        List<Long> recovered = new ArrayList<>();
+        LogWriter<String> w = new LogWriter<>("test", loop, new LogWriter.Owner<>() {
+            @Override
+            public void visible(String batch) {
+                events.add("visible " + batch);
+            }
+
+            @Override
+            public void answer(String batch, FelixError error) {
+                events.add("answer " + batch);
+            }
+
+            @Override
+            public void failed(FelixError error) {
+            }
+
+            @Override
+            public void recovered(long end) {
+                recovered.add(end);
+            }
+        }, 10, () -> 1L);
+        startLoop();
+        ManualGate gate = new ManualGate();
+
+        w.reset(log, 3, 1, gate);
+        assertThat(gate.appended).as("the gate is asked about the recovered tail at once").containsExactly(3L);
+        assertThat(w.committed()).isEqualTo(1);
+        w.append("d", 1, new byte[][] {{4}});
+
+        gate.committer.committed(2);
+        assertThat(recovered).containsExactly(2L);
+        assertThat(events).isEmpty();
+        gate.committer.committed(4);
+        assertThat(recovered).containsExactly(2L, 3L);
+        assertThat(events).as("the new batch after the recovered records").containsExactly("visible d", "answer d");
+        assertThat(w.committed()).isEqualTo(4);
+    }
+
+    @Test
+    void pastTheHardLimit_newBatchesAreRefusedAtOnce_notQueued() {
+        LogWriter<String> w = writer(1);
+        ManualGate gate = new ManualGate();
+        w.reset(open(dir), 0, gate);
+        int limit = LogWriter.PENDING_HARD_LIMIT_FACTOR;
+        for (int i = 0; i < limit; i++) {
+            w.append("b" + i, 1, new byte[][] {{(byte) i}});
+            gate.committer.refused(i + 1, FelixError.of(ErrorCode.QUORUM_TIMEOUT, "no majority"));
+        }
+        events.clear();
+        assertThat(w.append("late", 1, new byte[][] {{9}})).isFalse();
+        assertThat(events).containsExactly("answer late unavailable");
+        assertThat(w.next()).as("nothing appended").isEqualTo(limit);
+    }
+
+    @Test
+    void closingTheGate_releasesIt_andIgnoresItsLaterVerdicts() {
+        LogWriter<String> w = writer(10);
+        boolean[] closed = {false};
+        ManualGate gate = new ManualGate() {
+            @Override
+            public void close() {
+                closed[0] = true;
+            }
+        };
+        w.reset(open(dir), 0, gate);
+        w.append("a", 1, new byte[][] {{1}});
+        CommitGate.Committer old = gate.committer;
+
+        w.closeGate();
+        old.committed(1);
+
+        assertThat(closed[0]).isTrue();
+        assertThat(events).isEmpty();
     }
 }

@@ -266,6 +266,10 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             stream.write(Frames.muxEvents(batch, ids, group.size()), stream.voidPromise());
             context.metrics.deliveredEvents.add((long) batch.eventCount() * group.size());
             context.metrics.muxFrames.increment();
+            if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
+                context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),
+                        java.util.concurrent.TimeUnit.NANOSECONDS);
+            }
             for (Channel c : group) {
                 enqueue(c); // it may hold more; the next pass looks
             }

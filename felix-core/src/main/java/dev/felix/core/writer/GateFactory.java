@@ -1,0 +1,37 @@
+package dev.felix.core.writer;
+
+import dev.felix.core.FelixException;
+import dev.felix.storage.SegmentedLog;
+
+/**
+ * Chooses the {@link CommitGate} of a log-backed writer when its log opens. A single node commits on local
+ * durability ({@link #LOCAL}); a cluster member commits on replication (felix-cluster), and may find that
+ * part of the recovered log is not yet known to be committed.
+ *
+ * <p><b>Threads.</b> Called on the writer that owns the log, once per open; may block briefly (it may record
+ * a leader epoch in the log, an fsync).
+ */
+@FunctionalInterface
+public interface GateFactory {
+
+    /**
+     * The gate for {@code log}, just opened (recovered) for {@code ref}.
+     *
+     * @param onCommit whether the resource's fsync policy is {@code on_commit}
+     * @throws FelixException when this node may not write the log now (it does not lead it): the writer
+     *                        refuses requests with that error and tries again on its next use
+     */
+    Opened open(LogRef ref, SegmentedLog log, boolean onCommit) throws FelixException;
+
+    /**
+     * @param gate      commits what is appended from now on
+     * @param committed offset below which the recovered log is known committed (at most its tail); the rest
+     *                  becomes visible when the gate commits it
+     */
+    record Opened(CommitGate gate, long committed) {
+    }
+
+    /** Local durability: everything in a recovered log is committed. */
+    GateFactory LOCAL = (ref, log, onCommit) ->
+            new Opened(onCommit ? CommitGate.durable(log) : CommitGate.immediate(), log.tailOffset());
+}
