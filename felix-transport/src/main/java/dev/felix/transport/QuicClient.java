@@ -40,17 +40,38 @@ public final class QuicClient implements AutoCloseable {
      */
     public static QuicClient create(InetSocketAddress server, String serverName, TransportConfig config,
             ClientTrust trust, IoRuntime runtime) throws TransportException, TlsException {
+        return create(server, serverName, config, trust.trustManager(), null, TransportConfig.ALPN, runtime);
+    }
+
+    /**
+     * A client that presents {@code identity} to a server requiring client certificates (mutual TLS between
+     * cluster nodes), speaking {@code alpn}, and accepts the server's certificate if {@code trust} does. No
+     * host name is checked: the caller checks whom it reached (e.g. the node id in the peer certificate).
+     */
+    public static QuicClient createMutual(InetSocketAddress server, TransportConfig config, String alpn,
+            javax.net.ssl.TrustManager trust, TlsMaterial identity, IoRuntime runtime) throws TransportException {
+        return create(server, null, config, trust, java.util.Objects.requireNonNull(identity, "identity"), alpn, runtime);
+    }
+
+    private static QuicClient create(InetSocketAddress server, String serverName, TransportConfig config,
+            javax.net.ssl.TrustManager trust, TlsMaterial identity, String alpn, IoRuntime runtime)
+            throws TransportException {
         boolean owns = runtime == null;
         IoRuntime rt = owns ? IoRuntime.create(Math.max(1, config.ioThreads()), "felix-quic-client") : runtime;
         try {
-            QuicSslContext ssl = QuicSslContextBuilder.forClient()
-                    .trustManager(trust.trustManager())
-                    .applicationProtocols(TransportConfig.ALPN)
-                    .build();
+            QuicSslContextBuilder sslBuilder = QuicSslContextBuilder.forClient()
+                    .trustManager(trust)
+                    .applicationProtocols(alpn);
+            if (identity != null) {
+                sslBuilder.keyManager(identity.privateKey(), null,
+                        identity.chain().toArray(java.security.cert.X509Certificate[]::new));
+            }
+            QuicSslContext ssl = sslBuilder.build();
             int udpPayload = config.udpPayloadFor(server.getAddress());
             ChannelHandler codec = QuicCodecs.apply(new QuicClientCodecBuilder(), config, udpPayload)
                     // BoringSSL verifies the certificate against the peer host given to the engine.
-                    .sslEngineProvider(q -> ssl.newEngine(q.alloc(), serverName, server.getPort()))
+                    .sslEngineProvider(q -> serverName == null ? ssl.newEngine(q.alloc())
+                            : ssl.newEngine(q.alloc(), serverName, server.getPort()))
                     .build();
             Channel datagram = rt.datagramBootstrap(udpPayload)
                     .handler(codec)

@@ -40,13 +40,34 @@ public final class QuicServer implements AutoCloseable {
     public static QuicServer bind(InetSocketAddress address, TransportConfig config, TlsMaterial tls,
             IoRuntime runtime, ChannelHandler connectionHandler, ChannelHandler streamHandler)
             throws TransportException {
+        return bind(address, config, TransportConfig.ALPN, tls, null, runtime, connectionHandler, streamHandler);
+    }
+
+    /**
+     * Binds a listener that requires every client to present a certificate {@code clients} accepts (mutual
+     * TLS, e.g. between the nodes of a cluster), speaking {@code alpn}. A client without one, or with one
+     * {@code clients} refuses, fails the handshake.
+     */
+    public static QuicServer bindMutual(InetSocketAddress address, TransportConfig config, String alpn,
+            TlsMaterial tls, javax.net.ssl.TrustManager clients, IoRuntime runtime, ChannelHandler connectionHandler,
+            ChannelHandler streamHandler) throws TransportException {
+        return bind(address, config, alpn, tls, java.util.Objects.requireNonNull(clients, "clients"), runtime,
+                connectionHandler, streamHandler);
+    }
+
+    private static QuicServer bind(InetSocketAddress address, TransportConfig config, String alpn, TlsMaterial tls,
+            javax.net.ssl.TrustManager clients, IoRuntime runtime, ChannelHandler connectionHandler,
+            ChannelHandler streamHandler) throws TransportException {
         boolean owns = runtime == null;
         IoRuntime rt = owns ? IoRuntime.create(Math.max(1, config.ioThreads()), "felix-quic-server") : runtime;
         try {
-            QuicSslContext ssl = QuicSslContextBuilder
+            QuicSslContextBuilder sslBuilder = QuicSslContextBuilder
                     .forServer(tls.privateKey(), null, tls.chain().toArray(X509Certificate[]::new))
-                    .applicationProtocols(TransportConfig.ALPN)
-                    .build();
+                    .applicationProtocols(alpn);
+            if (clients != null) {
+                sslBuilder.trustManager(clients).clientAuth(io.netty.handler.ssl.ClientAuth.REQUIRE);
+            }
+            QuicSslContext ssl = sslBuilder.build();
             int udpPayload = config.udpPayloadFor(address.getAddress());
             QuicServerCodecBuilder builder = QuicCodecs.apply(new QuicServerCodecBuilder(), config, udpPayload)
                     .sslContext(ssl)

@@ -132,6 +132,20 @@ public final class TlsMaterial {
 
     /** Generates a self-signed EC P-256 certificate in memory (for tests and development). */
     public static TlsMaterial generateSelfSigned(List<String> extraNames) throws TlsException {
+        return generateSelfSigned("felix-dev", extraNames, false);
+    }
+
+    /**
+     * Generates a self-signed EC P-256 certificate whose subject is {@code CN=commonName}, usable by both ends
+     * of a mutually authenticated connection (server and client authentication): a node's identity on a
+     * replication link in tests.
+     */
+    public static TlsMaterial generateSelfSigned(String commonName, List<String> extraNames) throws TlsException {
+        return generateSelfSigned(commonName, extraNames, true);
+    }
+
+    private static TlsMaterial generateSelfSigned(String commonName, List<String> extraNames, boolean clientToo)
+            throws TlsException {
         try {
             KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
             generator.initialize(new ECGenParameterSpec("secp256r1"), new SecureRandom());
@@ -147,7 +161,7 @@ public final class TlsMaterial {
             }
 
             Instant now = Instant.now();
-            X500Name subject = new X500Name("CN=felix-dev");
+            X500Name subject = new X500Name("CN=" + commonName);
             JcaX509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
                     subject,
                     new BigInteger(64, new SecureRandom()),
@@ -158,8 +172,9 @@ public final class TlsMaterial {
             builder.addExtension(Extension.subjectAlternativeName, false,
                     new DERSequence(sans.toArray(GeneralName[]::new)));
             builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-            builder.addExtension(Extension.extendedKeyUsage, false,
-                    new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
+            builder.addExtension(Extension.extendedKeyUsage, false, clientToo
+                    ? new ExtendedKeyUsage(new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth, KeyPurposeId.id_kp_clientAuth})
+                    : new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth));
             X509CertificateHolder holder =
                     builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate()));
             X509Certificate certificate = new JcaX509CertificateConverter().getCertificate(holder);

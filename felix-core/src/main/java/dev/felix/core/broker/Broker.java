@@ -261,6 +261,19 @@ public final class Broker implements AutoCloseable {
         return s.reopenShard(shard, reason);
     }
 
+    /**
+     * Where shard {@code shard} of a durable stream keeps its log on this node, and with which configuration:
+     * a cluster member keeps a replica's copy there too, so the shard opens it when this node comes to lead.
+     */
+    public java.nio.file.Path logDirectory(StreamName name, int shard, long uid) {
+        return factory.logDirectory(name, shard, uid);
+    }
+
+    /** The log configuration of a durable stream's shards. */
+    public dev.felix.storage.LogConfig logConfig(StreamConfig streamConfig) {
+        return factory.logConfig(streamConfig);
+    }
+
     /** Every stream in memory, for metrics. */
     public List<Stream> streams() {
         return List.copyOf(streams.values());

@@ -379,6 +379,10 @@ public final class Shard {
 
     private void shutdown(FelixError reason) {
         writer.force(); // appended publishes waiting for their fsync: force them now so they are answered
+        // What the gate could not commit alone (a replicated shard waiting for a majority) is answered now.
+        writer.fail(FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " closed before the batch was"
+                + " committed (" + reason.message() + "); it may still commit, so a retrying publisher must expect"
+                + " a duplicate"));
         fanout.endAll(reason);
         PublishRequest p;
         while ((p = inbox.poll()) != null) {

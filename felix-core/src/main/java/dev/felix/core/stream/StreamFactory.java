@@ -84,7 +84,8 @@ public final class StreamFactory {
         return new LogId(name.tenant(), name.namespace(), name.stream(), shard, uid).resolve(logsRoot);
     }
 
-    private LogConfig logConfig(StreamConfig s) {
+    /** The log configuration of a durable stream's shards (a replica's copy uses the same). */
+    public LogConfig logConfig(StreamConfig s) {
         LogConfig.Builder b = LogConfig.builder()
                 .segmentBytes(config.storage().segmentBytes())
                 .repairCorruptTail(config.storage().repairCorruptTail())

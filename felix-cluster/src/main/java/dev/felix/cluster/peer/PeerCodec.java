@@ -1,0 +1,145 @@
+package dev.felix.cluster.peer;
+
+import dev.felix.cluster.ShardKey;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Binary layout of {@link PeerMessage}s. A frame is {@code u32 length} (of what follows), {@code u8 type},
+ * then the fields big-endian in declaration order: a {@link ShardKey} is {@code u8 kind, u64 uid, u32 shard};
+ * {@code records} ends with its record bytes; {@code refused} ends with its UTF-8 message. Every declared
+ * length is checked against {@link #MAX_FRAME_BYTES} and the bytes present before anything is allocated.
+ *
+ * <p>Stateless and thread-safe.
+ */
+public final class PeerCodec {
+
+    /** Largest frame either side accepts (record bytes of one answer plus headers). */
+    public static final int MAX_FRAME_BYTES = 16 << 20;
+    /** The frame length prefix. */
+    public static final int LENGTH_BYTES = 4;
+
+    static final int FETCH = 1;
+    static final int PROGRESS = 2;
+    static final int RECORDS = 3;
+    static final int REFUSED = 4;
+
+    private static final int KEY_BYTES = 1 + 8 + 4;
+
+    private PeerCodec() {
+    }
+
+    /** The frame for {@code m}, length prefix included. The caller owns the buffer. */
+    public static ByteBuf encode(ByteBufAllocator alloc, PeerMessage m) {
+        ByteBuf out;
+        if (m instanceof PeerMessage.Fetch f) {
+            out = alloc.buffer(LENGTH_BYTES + 1 + KEY_BYTES + 8 * 5 + 4 * 2);
+            out.writeInt(0).writeByte(FETCH);
+            writeKey(out, f.key());
+            out.writeLong(f.epoch()).writeLong(f.from()).writeLong(f.lastEpoch()).writeLong(f.durableEnd())
+                    .writeInt(f.maxBytes()).writeInt(f.waitMillis()).writeLong(f.onlyEpoch());
+        } else if (m instanceof PeerMessage.Progress p) {
+            out = alloc.buffer(LENGTH_BYTES + 1 + KEY_BYTES + 8 * 3);
+            out.writeInt(0).writeByte(PROGRESS);
+            writeKey(out, p.key());
+            out.writeLong(p.epoch()).writeLong(p.writtenEnd()).writeLong(p.durableEnd());
+        } else if (m instanceof PeerMessage.Records r) {
+            out = alloc.buffer(LENGTH_BYTES + 1 + 8 * 5 + 4 + r.bytes().length);
+            out.writeInt(0).writeByte(RECORDS);
+            out.writeLong(r.epoch()).writeLong(r.from()).writeLong(r.recordsEpoch()).writeLong(r.hwm())
+                    .writeLong(r.leaderEnd()).writeInt(r.count()).writeBytes(r.bytes());
+        } else {
+            PeerMessage.Refused r = (PeerMessage.Refused) m;
+            byte[] text = r.message().getBytes(StandardCharsets.UTF_8);
+            out = alloc.buffer(LENGTH_BYTES + 1 + 1 + 8 * 2 + text.length);
+            out.writeInt(0).writeByte(REFUSED);
+            out.writeByte(r.code().wire).writeLong(r.epoch()).writeLong(r.offset()).writeBytes(text);
+        }
+        out.setInt(0, out.readableBytes() - LENGTH_BYTES);
+        return out;
+    }
+
+    /**
+     * The message in {@code frame} (the bytes after the length prefix, exactly one frame).
+     *
+     * @throws PeerProtocolException naming what is wrong, for a frame that is not a valid message
+     */
+    public static PeerMessage decode(ByteBuf frame) throws PeerProtocolException {
+        if (frame.readableBytes() < 1) {
+            throw new PeerProtocolException("empty peer frame");
+        }
+        int type = frame.readUnsignedByte();
+        switch (type) {
+            case FETCH -> {
+                need(frame, KEY_BYTES + 8 * 5 + 4 * 2, "fetch");
+                ShardKey key = readKey(frame);
+                long epoch = frame.readLong();
+                long from = frame.readLong();
+                long lastEpoch = frame.readLong();
+                long durable = frame.readLong();
+                int maxBytes = frame.readInt();
+                int wait = frame.readInt();
+                long only = frame.readLong();
+                if (from < 0 || maxBytes <= 0 || wait < 0) {
+                    throw new PeerProtocolException("fetch with from " + from + ", max_bytes " + maxBytes
+                            + ", wait " + wait + " ms");
+                }
+                return new PeerMessage.Fetch(key, epoch, from, lastEpoch, durable, maxBytes, wait, only);
+            }
+            case PROGRESS -> {
+                need(frame, KEY_BYTES + 8 * 3, "progress");
+                return new PeerMessage.Progress(readKey(frame), frame.readLong(), frame.readLong(), frame.readLong());
+            }
+            case RECORDS -> {
+                need(frame, 8 * 5 + 4, "records");
+                long epoch = frame.readLong();
+                long from = frame.readLong();
+                long recordsEpoch = frame.readLong();
+                long hwm = frame.readLong();
+                long end = frame.readLong();
+                int count = frame.readInt();
+                if (count < 0 || (count == 0) != (frame.readableBytes() == 0)) {
+                    throw new PeerProtocolException("records frame declares " + count + " records with "
+                            + frame.readableBytes() + " bytes");
+                }
+                byte[] bytes = new byte[frame.readableBytes()];
+                frame.readBytes(bytes);
+                return new PeerMessage.Records(epoch, from, recordsEpoch, hwm, end, count, bytes);
+            }
+            case REFUSED -> {
+                need(frame, 1 + 8 * 2, "refused");
+                PeerMessage.Refusal code = PeerMessage.Refusal.of(frame.readUnsignedByte());
+                if (code == null) {
+                    throw new PeerProtocolException("unknown refusal code");
+                }
+                long epoch = frame.readLong();
+                long offset = frame.readLong();
+                String text = frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString();
+                return new PeerMessage.Refused(code, epoch, offset, text);
+            }
+            default -> throw new PeerProtocolException("unknown peer message type " + type);
+        }
+    }
+
+    private static void need(ByteBuf frame, int bytes, String what) throws PeerProtocolException {
+        if (frame.readableBytes() < bytes) {
+            throw new PeerProtocolException(what + " frame needs " + bytes + " bytes after its type, has "
+                    + frame.readableBytes());
+        }
+    }
+
+    private static void writeKey(ByteBuf out, ShardKey key) {
+        out.writeByte(key.kind().ordinal()).writeLong(key.uid()).writeInt(key.shard());
+    }
+
+    private static ShardKey readKey(ByteBuf in) throws PeerProtocolException {
+        int kind = in.readUnsignedByte();
+        long uid = in.readLong();
+        int shard = in.readInt();
+        if (kind >= ShardKey.Kind.values().length || shard < 0) {
+            throw new PeerProtocolException("bad unit key: kind " + kind + ", shard " + shard);
+        }
+        return new ShardKey(ShardKey.Kind.values()[kind], uid, shard);
+    }
+}

@@ -1,0 +1,328 @@
+package dev.felix.cluster.peer;
+
+import dev.felix.transport.IoRuntime;
+import dev.felix.transport.QuicClient;
+import dev.felix.transport.QuicServer;
+import dev.felix.transport.TlsMaterial;
+import dev.felix.transport.TransportConfig;
+import dev.felix.transport.TransportException;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+import io.netty.handler.codec.quic.QuicStreamType;
+import java.net.InetSocketAddress;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.naming.ldap.LdapName;
+import javax.naming.ldap.Rdn;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.X509TrustManager;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's end of the replication network: a QUIC listener that requires every peer to present a
+ * certificate of the cluster CA (mutual TLS, ALPN {@value #ALPN}), and outgoing connections to other nodes,
+ * one per node, reused by every stream opened to it. A peer is known by the node id its certificate names
+ * (the subject's common name); an outgoing connection that reaches a node with another name is closed.
+ *
+ * <p><b>Threads.</b> Thread-safe. Listeners run on the endpoint's event loops.
+ */
+public final class PeerEndpoint implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PeerEndpoint.class);
+
+    /** The application protocol of the replication endpoint. */
+    public static final String ALPN = "felix-peer/1";
+
+    /** Decides who listens to a stream another node opened. Event loop; must not block. */
+    @FunctionalInterface
+    public interface Acceptor {
+        PeerStream.Listener accept(PeerStream stream);
+    }
+
+    private final IoRuntime runtime;
+    private final QuicServer server;
+    private final TransportConfig config;
+    private final TlsMaterial identity;
+    private final X509TrustManager trust;
+    private final Map<String, Outgoing> outgoing = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private PeerEndpoint(IoRuntime runtime, QuicServer server, TransportConfig config, TlsMaterial identity,
+            X509TrustManager trust) {
+        this.runtime = runtime;
+        this.server = server;
+        this.config = config;
+        this.identity = identity;
+        this.trust = trust;
+    }
+
+    /**
+     * Listens on {@code bind} (port 0: any free port) with this node's {@code identity}, accepting peers whose
+     * certificate {@code trust} accepts.
+     *
+     * @throws TransportException if the address cannot be bound
+     */
+    public static PeerEndpoint start(InetSocketAddress bind, TlsMaterial identity, X509TrustManager trust,
+            TransportConfig config, Acceptor acceptor) throws TransportException {
+        IoRuntime runtime = IoRuntime.create(Math.max(1, config.ioThreads()), "felix-peer");
+        trust = new ChainOnly(trust);
+        try {
+            QuicServer server = QuicServer.bindMutual(bind, config, ALPN, identity, trust, runtime,
+                    new Connections(), new Accepting(acceptor));
+            return new PeerEndpoint(runtime, server, config, identity, trust);
+        } catch (TransportException | RuntimeException e) {
+            runtime.close();
+            throw e;
+        }
+    }
+
+    /** Where this endpoint listens (with the real port when bound to port 0). */
+    public InetSocketAddress localAddress() {
+        return server.localAddress();
+    }
+
+    /**
+     * Opens a stream to node {@code nodeId} at {@code address}, connecting first if this endpoint has no
+     * connection to it. Fails if the node cannot be reached, refuses this node's certificate, or proves to be
+     * another node.
+     */
+    public CompletableFuture<PeerStream> open(String nodeId, InetSocketAddress address, PeerStream.Listener listener) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the peer endpoint is closed"));
+        }
+        Outgoing out = outgoing.compute(nodeId, (id, existing) ->
+                existing != null && existing.usable(address) ? existing : new Outgoing(id, address, existing));
+        return out.connected.thenCompose(channel -> {
+            CompletableFuture<PeerStream> result = new CompletableFuture<>();
+            PeerStream[] holder = new PeerStream[1];
+            channel.createStream(QuicStreamType.BIDIRECTIONAL, new ChannelInitializer<QuicStreamChannel>() {
+                @Override
+                protected void initChannel(QuicStreamChannel ch) {
+                    holder[0] = new PeerStream(ch, nodeId);
+                    PeerFrames.install(ch, holder[0], listener);
+                }
+            }).addListener(f -> {
+                if (f.isSuccess()) {
+                    result.complete(holder[0]);
+                } else {
+                    result.completeExceptionally(f.cause());
+                }
+            });
+            return result;
+        });
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Outgoing o : outgoing.values()) {
+            o.close();
+        }
+        outgoing.clear();
+        server.close();
+        runtime.close();
+    }
+
+    /** The node id a certificate names: its subject's common name. */
+    static String nodeIdOf(X509Certificate certificate) {
+        try {
+            for (Rdn rdn : new LdapName(certificate.getSubjectX500Principal().getName()).getRdns()) {
+                if (rdn.getType().equalsIgnoreCase("CN")) {
+                    return rdn.getValue().toString();
+                }
+            }
+        } catch (javax.naming.InvalidNameException e) {
+            // fall through
+        }
+        return certificate.getSubjectX500Principal().getName();
+    }
+
+    /** The node id the other side of {@code connection} proved, or null before its handshake finished. */
+    static String peerNode(QuicChannel connection) {
+        SSLEngine engine = connection.sslEngine();
+        if (engine == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = engine.getSession().getPeerCertificates();
+            return chain.length == 0 ? null : nodeIdOf((X509Certificate) chain[0]);
+        } catch (SSLPeerUnverifiedException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Checks a peer's certificate chain only. Peers are reached by address and known by the node id their
+     * certificate names, which this endpoint checks itself; a JDK trust manager given the TLS engine would
+     * also demand a host name, which a peer connection does not carry.
+     */
+    private static final class ChainOnly extends javax.net.ssl.X509ExtendedTrustManager {
+        private final X509TrustManager delegate;
+
+        ChainOnly(X509TrustManager delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType) throws java.security.cert.CertificateException {
+            delegate.checkClientTrusted(chain, authType);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType) throws java.security.cert.CertificateException {
+            delegate.checkServerTrusted(chain, authType);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket socket)
+                throws java.security.cert.CertificateException {
+            delegate.checkClientTrusted(chain, authType);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket socket)
+                throws java.security.cert.CertificateException {
+            delegate.checkServerTrusted(chain, authType);
+        }
+
+        @Override
+        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws java.security.cert.CertificateException {
+            delegate.checkClientTrusted(chain, authType);
+        }
+
+        @Override
+        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+                throws java.security.cert.CertificateException {
+            delegate.checkServerTrusted(chain, authType);
+        }
+
+        @Override
+        public X509Certificate[] getAcceptedIssuers() {
+            return delegate.getAcceptedIssuers();
+        }
+    }
+
+    /** Accepted connections need no handler of their own; their streams get {@link Accepting}. */
+    @ChannelHandler.Sharable
+    private static final class Connections extends ChannelInboundHandlerAdapter {
+    }
+
+    /** Streams a peer opens: frames in, listener chosen by the acceptor. */
+    @ChannelHandler.Sharable
+    private static final class Accepting extends ChannelInitializer<QuicStreamChannel> {
+        private final Acceptor acceptor;
+
+        Accepting(Acceptor acceptor) {
+            this.acceptor = acceptor;
+        }
+
+        @Override
+        protected void initChannel(QuicStreamChannel ch) {
+            String node = peerNode(ch.parent());
+            if (node == null) {
+                ch.close();
+                return;
+            }
+            PeerStream stream = new PeerStream(ch, node);
+            PeerStream.Listener listener = acceptor.accept(stream);
+            if (listener == null) {
+                ch.close();
+                return;
+            }
+            PeerFrames.install(ch, stream, listener);
+        }
+    }
+
+    /** The connection to one node, made on first use and replaced when it ends or the node moved. */
+    private final class Outgoing {
+        final String nodeId;
+        final InetSocketAddress address;
+        final CompletableFuture<QuicChannel> connected = new CompletableFuture<>();
+        private volatile QuicClient client;
+
+        Outgoing(String nodeId, InetSocketAddress address, Outgoing previous) {
+            this.nodeId = nodeId;
+            this.address = address;
+            if (previous != null) {
+                previous.close();
+            }
+            connect();
+        }
+
+        boolean usable(InetSocketAddress to) {
+            if (!address.equals(to)) {
+                return false;
+            }
+            if (!connected.isDone()) {
+                return true;
+            }
+            QuicChannel ch = channel();
+            return ch != null && ch.isActive();
+        }
+
+        private void connect() {
+            try {
+                client = QuicClient.createMutual(address, config, ALPN, trust, identity, runtime);
+            } catch (TransportException e) {
+                connected.completeExceptionally(e);
+                return;
+            }
+            client.connect(new Closing(), null).addListener(f -> {
+                if (!f.isSuccess()) {
+                    connected.completeExceptionally(f.cause());
+                    close();
+                    return;
+                }
+                QuicChannel ch = (QuicChannel) f.getNow();
+                String proved = peerNode(ch);
+                if (!nodeId.equals(proved)) {
+                    LOG.warn("the node at {} presented the certificate of '{}', not of '{}'; closing", address, proved,
+                            nodeId);
+                    ch.close();
+                    connected.completeExceptionally(new IllegalStateException("the node at " + address
+                            + " is '" + proved + "', not '" + nodeId + "'"));
+                    close();
+                    return;
+                }
+                connected.complete(ch);
+            });
+        }
+
+        /** The connection if it was made, else null (not yet, or failed). */
+        private QuicChannel channel() {
+            return connected.isDone() && !connected.isCompletedExceptionally() ? connected.join() : null;
+        }
+
+        void close() {
+            QuicChannel ch = channel();
+            if (ch != null) {
+                ch.close();
+            }
+            QuicClient c = client;
+            client = null;
+            if (c != null) {
+                // Closing waits for the socket; never on an event loop (this may run in a connect listener).
+                CompletableFuture.runAsync(c::close);
+            }
+        }
+
+        /** Forgets this connection when it ends, so the next open connects again. */
+        private final class Closing extends ChannelInboundHandlerAdapter {
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                outgoing.remove(nodeId, Outgoing.this);
+                ctx.fireChannelInactive();
+            }
+        }
+    }
+}

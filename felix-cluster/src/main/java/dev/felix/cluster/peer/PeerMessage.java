@@ -1,0 +1,96 @@
+package dev.felix.cluster.peer;
+
+import dev.felix.cluster.ShardKey;
+import java.util.Objects;
+
+/** One message of the replication protocol. Immutable. */
+public sealed interface PeerMessage {
+
+    /**
+     * Follower to leader: "send me records of {@code key} from {@code from}".
+     *
+     * @param epoch       the leader epoch the follower follows; the leader refuses another
+     * @param from        the follower's log end (everything below it is written there)
+     * @param lastEpoch   epoch of the follower's last record ({@code -1}: none): lets the leader see a
+     *                    divergent tail and answer where to truncate
+     * @param durableEnd  offset below which the follower's log is forced to disk
+     * @param maxBytes    record bytes the answer may carry at most
+     * @param waitMillis  how long the leader may hold the request when it has nothing new (long poll)
+     * @param onlyEpoch   {@code -1} normally; an epoch when a returning leader adopts its own records from a
+     *                    replica: only records written in that epoch are sent, and the replica answers from
+     *                    its own log whoever leads
+     */
+    record Fetch(ShardKey key, long epoch, long from, long lastEpoch, long durableEnd, int maxBytes, int waitMillis,
+                 long onlyEpoch) implements PeerMessage {
+        public Fetch {
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /** Follower to leader: its log now holds (and has forced to disk) this much. No answer. */
+    record Progress(ShardKey key, long epoch, long writtenEnd, long durableEnd) implements PeerMessage {
+        public Progress {
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /**
+     * Leader to follower: records {@code from .. from+count-1}, all written in {@code recordsEpoch}, in the
+     * log's own layout (ready for {@code appendRaw}); possibly none (a long poll that timed out).
+     *
+     * @param epoch        the leader's epoch
+     * @param hwm          the leader's committed end (readers may see offsets below it)
+     * @param leaderEnd    the leader's log end
+     */
+    record Records(long epoch, long from, long recordsEpoch, long hwm, long leaderEnd, int count, byte[] bytes)
+            implements PeerMessage {
+        public Records {
+            Objects.requireNonNull(bytes, "bytes");
+        }
+    }
+
+    /**
+     * Leader to follower: the fetch cannot be served as asked.
+     *
+     * @param epoch  the answering node's epoch for the unit ({@code -1}: none)
+     * @param offset {@link Refusal#DIVERGED}: truncate to here; {@link Refusal#TRIMMED}: the leader's log
+     *               starts here; otherwise {@code -1}
+     */
+    record Refused(Refusal code, long epoch, long offset, String message) implements PeerMessage {
+        public Refused {
+            Objects.requireNonNull(code, "code");
+            Objects.requireNonNull(message, "message");
+        }
+    }
+
+    /** Why a fetch was refused. Stable numbers on the wire. */
+    enum Refusal {
+        /** The follower's epoch is older than the leader's: refresh metadata and follow the new epoch. */
+        STALE_EPOCH(1),
+        /** The answering node does not lead the unit (or leads it at an older epoch: it is deposed). */
+        NOT_LEADER(2),
+        /** The follower's tail diverges from the leader's log: truncate to {@code offset} and fetch again. */
+        DIVERGED(3),
+        /** The leader no longer holds {@code from}: reset the log to start at {@code offset}. */
+        TRIMMED(4),
+        /** The unit is unknown here. */
+        UNKNOWN(5),
+        /** The log cannot be read here now (storage failure); try again later. */
+        FAILED(6);
+
+        final int wire;
+
+        Refusal(int wire) {
+            this.wire = wire;
+        }
+
+        static Refusal of(int wire) {
+            for (Refusal r : values()) {
+                if (r.wire == wire) {
+                    return r;
+                }
+            }
+            return null;
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.felix.cluster.peer;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.quic.QuicStreamChannel;
+
+/**
+ * One replication conversation: a QUIC stream between two nodes, carrying {@link PeerMessage}s both ways.
+ *
+ * <p><b>Threads.</b> {@link #send} and {@link #close} may be called from any thread (Netty moves the write
+ * onto the stream's event loop); the {@link Listener} is called on that event loop and must not block.
+ */
+public final class PeerStream {
+
+    /** Told what arrives on a stream. Event loop; must not block. */
+    public interface Listener {
+        void onMessage(PeerStream stream, PeerMessage message);
+
+        /** The stream ended; {@code cause} is null for a clean end. Called once. */
+        void onClosed(PeerStream stream, Throwable cause);
+    }
+
+    private final QuicStreamChannel channel;
+    private final String remoteNode;
+
+    PeerStream(QuicStreamChannel channel, String remoteNode) {
+        this.channel = channel;
+        this.remoteNode = remoteNode;
+    }
+
+    /** The node id the other side proved with its certificate. */
+    public String remoteNode() {
+        return remoteNode;
+    }
+
+    /** Sends {@code message}; a failed write closes the stream. Any thread. */
+    public void send(PeerMessage message) {
+        channel.writeAndFlush(PeerCodec.encode(channel.alloc(), message))
+                .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
+
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
+    /** Closes the stream (the other side sees it end). Any thread; idempotent. */
+    public void close() {
+        channel.close();
+    }
+
+    /** Runs {@code task} on this stream's event loop. */
+    public void execute(Runnable task) {
+        channel.eventLoop().execute(task);
+    }
+
+    @Override
+    public String toString() {
+        return "PeerStream[" + remoteNode + " " + channel.id().asShortText() + "]";
+    }
+}

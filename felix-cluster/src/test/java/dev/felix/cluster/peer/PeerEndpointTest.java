@@ -1,0 +1,107 @@
+package dev.felix.cluster.peer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.felix.cluster.ShardKey;
+import dev.felix.transport.ClientTrust;
+import dev.felix.transport.TlsMaterial;
+import dev.felix.transport.TransportConfig;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.X509TrustManager;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The replication endpoint over real QUIC on loopback: mutual TLS both ways, the peer known by the node id
+ * its certificate names, messages both ways; a node whose certificate the cluster does not trust is
+ * refused, and a node that proves to be another than the one asked for is dropped.
+ */
+@Timeout(60)
+class PeerEndpointTest {
+
+    private static final ShardKey KEY = ShardKey.stream(42, 3);
+
+    /** Answers every fetch with a refusal naming who asked. */
+    private static PeerEndpoint.Acceptor echo() {
+        return stream -> new PeerStream.Listener() {
+            @Override
+            public void onMessage(PeerStream s, PeerMessage message) {
+                s.send(new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1, "asked by " + s.remoteNode()));
+            }
+
+            @Override
+            public void onClosed(PeerStream s, Throwable cause) {
+            }
+        };
+    }
+
+    private static final class Answer implements PeerStream.Listener {
+        final CompletableFuture<PeerMessage> first = new CompletableFuture<>();
+
+        @Override
+        public void onMessage(PeerStream s, PeerMessage message) {
+            first.complete(message);
+        }
+
+        @Override
+        public void onClosed(PeerStream s, Throwable cause) {
+            first.completeExceptionally(new IllegalStateException("closed", cause));
+        }
+    }
+
+    @Test
+    void twoTrustedNodes_talk_andEachKnowsTheOtherByItsCertificate() throws Exception {
+        TlsMaterial a = TlsMaterial.generateSelfSigned("node-a", List.of());
+        TlsMaterial b = TlsMaterial.generateSelfSigned("node-b", List.of());
+        X509TrustManager trust = (X509TrustManager) ClientTrust.certificates(List.of(a.chain().get(0), b.chain().get(0)))
+                .trustManager();
+        InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+        try (PeerEndpoint na = PeerEndpoint.start(any, a, trust, TransportConfig.defaults(), echo());
+                PeerEndpoint nb = PeerEndpoint.start(any, b, trust, TransportConfig.defaults(), echo())) {
+            Answer answer = new Answer();
+            PeerStream s = nb.open("node-a", na.localAddress(), answer).get(20, TimeUnit.SECONDS);
+            assertThat(s.remoteNode()).isEqualTo("node-a");
+            s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
+            assertThat(answer.first.get(20, TimeUnit.SECONDS)).isEqualTo(
+                    new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1, "asked by node-b"));
+        }
+    }
+
+    @Test
+    void aNodeTheClusterDoesNotTrust_cannotConnect() throws Exception {
+        TlsMaterial a = TlsMaterial.generateSelfSigned("node-a", List.of());
+        TlsMaterial stranger = TlsMaterial.generateSelfSigned("node-b", List.of());
+        X509TrustManager onlyA = (X509TrustManager) ClientTrust.certificates(List.of(a.chain().get(0))).trustManager();
+        X509TrustManager strangerTrusts = (X509TrustManager) ClientTrust.certificates(
+                List.of(a.chain().get(0), stranger.chain().get(0))).trustManager();
+        InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+        try (PeerEndpoint na = PeerEndpoint.start(any, a, onlyA, TransportConfig.defaults(), echo());
+                PeerEndpoint ns = PeerEndpoint.start(any, stranger, strangerTrusts, TransportConfig.defaults(), echo())) {
+            Answer answer = new Answer();
+            CompletableFuture<PeerMessage> outcome = ns.open("node-a", na.localAddress(), answer).thenCompose(s -> {
+                s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
+                return answer.first;
+            });
+            assertThatThrownBy(() -> outcome.get(20, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class);
+        }
+    }
+
+    @Test
+    void aNodeThatIsNotTheOneAskedFor_isDropped() throws Exception {
+        TlsMaterial a = TlsMaterial.generateSelfSigned("node-a", List.of());
+        TlsMaterial b = TlsMaterial.generateSelfSigned("node-b", List.of());
+        X509TrustManager trust = (X509TrustManager) ClientTrust.certificates(List.of(a.chain().get(0), b.chain().get(0)))
+                .trustManager();
+        InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+        try (PeerEndpoint na = PeerEndpoint.start(any, a, trust, TransportConfig.defaults(), echo());
+                PeerEndpoint nb = PeerEndpoint.start(any, b, trust, TransportConfig.defaults(), echo())) {
+            assertThatThrownBy(() -> nb.open("node-c", na.localAddress(), new Answer()).get(20, TimeUnit.SECONDS))
+                    .hasMessageContaining("is 'node-a', not 'node-c'");
+        }
+    }
+}
