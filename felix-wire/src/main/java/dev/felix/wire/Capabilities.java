@@ -100,6 +100,21 @@ public final class Capabilities {
         return capabilities & EXTENSION_MASK;
     }
 
+    /** Whether a stream description carries any field of the {@link #CLUSTER} extension. */
+    private static boolean clustered(StreamDescription d) {
+        if (d.consistency() != null || d.replicas() != null) {
+            return true;
+        }
+        if (d.shardInfo() != null) {
+            for (ShardInfo s : d.shardInfo()) {
+                if (s.leader() != null || s.epoch() != null || s.replicas() != null || s.status() != null) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
     /**
      * The capability bits a peer must have negotiated to receive {@code m}: the bit of its type if
      * it is an extension message, plus the bits of every extension field that is present. Upstream
@@ -111,9 +126,29 @@ public final class Capabilities {
             if (e.code() != null || e.requestId() != null || e.offset() != null) {
                 bits |= ERROR_CODES;
             }
+            if (e.leader() != null) {
+                bits |= CLUSTER;
+            }
         } else if (m instanceof Message.PublishError e) {
             if (e.code() != null) {
                 bits |= ERROR_CODES;
+            }
+            if (e.leader() != null) {
+                bits |= CLUSTER;
+            }
+        } else if (m instanceof Message.StreamCreate c) {
+            if (c.consistency() != null || c.replicas() != null) {
+                bits |= CLUSTER;
+            }
+        } else if (m instanceof Message.StreamInfo i) {
+            if (clustered(i.stream())) {
+                bits |= CLUSTER;
+            }
+        } else if (m instanceof Message.StreamListResult r) {
+            for (StreamDescription d : r.streams()) {
+                if (clustered(d)) {
+                    bits |= CLUSTER;
+                }
             }
         } else if (m instanceof Message.Publish p) {
             if (p.key() != null || p.shard() != null) {

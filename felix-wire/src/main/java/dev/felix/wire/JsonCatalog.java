@@ -8,6 +8,7 @@ import static dev.felix.wire.JsonSchema.Kind.CURSOR_REASON;
 import static dev.felix.wire.JsonSchema.Kind.QUEUE_POLICY;
 import static dev.felix.wire.JsonSchema.Kind.START;
 import static dev.felix.wire.JsonSchema.Kind.STR;
+import static dev.felix.wire.JsonSchema.Kind.STR_LIST;
 import static dev.felix.wire.JsonSchema.Kind.U16;
 import static dev.felix.wire.JsonSchema.Kind.U32;
 import static dev.felix.wire.JsonSchema.Kind.U32_LIST;
@@ -17,6 +18,7 @@ import static dev.felix.wire.JsonSchema.NULLABLE;
 import static dev.felix.wire.JsonSchema.REQUIRED;
 import static dev.felix.wire.JsonSchema.WRITE_NULL;
 import static dev.felix.wire.JsonSchema.field;
+import static dev.felix.wire.JsonSchema.object;
 import static dev.felix.wire.JsonSchema.objects;
 import static dev.felix.wire.JsonSchema.opt;
 import static dev.felix.wire.JsonSchema.req;
@@ -76,14 +78,24 @@ final class JsonCatalog {
     }
 
     static final JsonSchema<ShardInfo> SHARD_INFO = JsonSchema.<ShardInfo>of("shard_info",
-        v -> new ShardInfo(v.u32(0), v.u64(1), v.u64(2)),
+        v -> new ShardInfo(v.u32(0), v.u64(1), v.u64(2), v.str(3), v.optU64(4), v.list(5), v.str(6)),
         req("shard", U32, ShardInfo::shard),
         req("base_offset", U64, ShardInfo::baseOffset),
-        req("next_offset", U64, ShardInfo::nextOffset));
+        req("next_offset", U64, ShardInfo::nextOffset),
+        opt("leader", STR, ShardInfo::leader),
+        opt("epoch", U64, ShardInfo::epoch),
+        opt("replicas", STR_LIST, ShardInfo::replicas),
+        opt("status", STR, ShardInfo::status));
+
+    static final JsonSchema<LeaderInfo> LEADER_INFO = JsonSchema.<LeaderInfo>of("leader",
+        v -> new LeaderInfo(v.str(0), v.str(1), v.u64(2)),
+        req("node", STR, LeaderInfo::node),
+        req("addr", STR, LeaderInfo::addr),
+        req("epoch", U64, LeaderInfo::epoch));
 
     static final JsonSchema<StreamDescription> STREAM_DESCRIPTION = JsonSchema.<StreamDescription>of("stream",
         v -> new StreamDescription(v.str(0), v.str(1), v.str(2), v.u32(3), v.bool(4), v.str(5), v.optU64(6),
-            v.optU64(7), v.list(8)),
+            v.optU64(7), v.list(8), v.str(9), v.optInt(10)),
         req("tenant_id", STR, StreamDescription::tenantId),
         req("namespace", STR, StreamDescription::namespace),
         req("stream", STR, StreamDescription::stream),
@@ -92,7 +104,9 @@ final class JsonCatalog {
         opt("fsync", STR, StreamDescription::fsync),
         opt("retention_bytes", U64, StreamDescription::retentionBytes),
         opt("retention_age_ms", U64, StreamDescription::retentionAgeMs),
-        objects("shard_info", NULLABLE, SHARD_INFO, StreamDescription::shardInfo));
+        objects("shard_info", NULLABLE, SHARD_INFO, StreamDescription::shardInfo),
+        opt("consistency", STR, StreamDescription::consistency),
+        opt("replicas", U32, StreamDescription::replicas));
 
     static final JsonSchema<CacheEntry> CACHE_ENTRY = JsonSchema.<CacheEntry>of("entries",
         v -> new CacheEntry(v.str(0), v.bytes(1), v.optU64(2)),
@@ -240,19 +254,21 @@ final class JsonCatalog {
             opt("shard", U32, PublishOk::shard)));
 
         put(MessageType.PUBLISH_ERROR, JsonSchema.<PublishError>of("publish_error",
-            v -> new PublishError(v.u64(0), v.str(1), v.str(2)),
+            v -> new PublishError(v.u64(0), v.str(1), v.str(2), (LeaderInfo) v.get(3)),
             req("request_id", U64, PublishError::requestId),
             req("message", STR, PublishError::message),
-            opt("code", STR, PublishError::code)));
+            opt("code", STR, PublishError::code),
+            object("leader", NULLABLE, LEADER_INFO, PublishError::leader)));
 
         put(MessageType.OK, JsonSchema.<Ok>of("ok", v -> new Ok()));
 
         put(MessageType.ERROR, JsonSchema.<ErrorMessage>of("error",
-            v -> new ErrorMessage(v.str(0), v.str(1), v.optU64(2), v.optU64(3)),
+            v -> new ErrorMessage(v.str(0), v.str(1), v.optU64(2), v.optU64(3), (LeaderInfo) v.get(4)),
             req("message", STR, ErrorMessage::message),
             opt("code", STR, ErrorMessage::code),
             opt("request_id", U64, ErrorMessage::requestId),
-            opt("offset", U64, ErrorMessage::offset)));
+            opt("offset", U64, ErrorMessage::offset),
+            object("leader", NULLABLE, LEADER_INFO, ErrorMessage::leader)));
 
         put(MessageType.GAP, JsonSchema.<Gap>of("gap",
             v -> {
@@ -272,7 +288,7 @@ final class JsonCatalog {
 
         put(MessageType.STREAM_CREATE, JsonSchema.<StreamCreate>of("stream_create",
             v -> new StreamCreate(v.str(0), v.str(1), v.str(2), v.optInt(3), v.optBool(4), v.str(5), v.optU64(6),
-                v.optU64(7), v.optU64(8)),
+                v.optU64(7), v.optU64(8), v.str(9), v.optInt(10)),
             req("tenant_id", STR, StreamCreate::tenantId),
             req("namespace", STR, StreamCreate::namespace),
             req("stream", STR, StreamCreate::stream),
@@ -281,7 +297,9 @@ final class JsonCatalog {
             opt("fsync", STR, StreamCreate::fsync),
             opt("retention_bytes", U64, StreamCreate::retentionBytes),
             opt("retention_age_ms", U64, StreamCreate::retentionAgeMs),
-            opt("request_id", U64, StreamCreate::requestId)));
+            opt("request_id", U64, StreamCreate::requestId),
+            opt("consistency", STR, StreamCreate::consistency),
+            opt("replicas", U32, StreamCreate::replicas)));
 
         put(MessageType.STREAM_DESCRIBE, JsonSchema.<StreamDescribe>of("stream_describe",
             v -> new StreamDescribe(v.str(0), v.str(1), v.str(2), v.optU64(3)),

@@ -197,6 +197,16 @@ final class JsonCodec {
                 g.writeEndArray();
                 break;
             }
+            case STR_LIST: {
+                @SuppressWarnings("unchecked")
+                List<String> list = (List<String>) v;
+                g.writeStartArray();
+                for (String s : list) {
+                    writeString(g, f.name, s);
+                }
+                g.writeEndArray();
+                break;
+            }
             case U64_LIST: {
                 @SuppressWarnings("unchecked")
                 List<Long> list = (List<Long>) v;
@@ -217,6 +227,14 @@ final class JsonCodec {
                     g.writeEndObject();
                 }
                 g.writeEndArray();
+                break;
+            }
+            case OBJ: {
+                @SuppressWarnings("unchecked")
+                JsonSchema<Object> nested = (JsonSchema<Object>) f.nested;
+                g.writeStartObject();
+                writeFields(g, nested, v);
+                g.writeEndObject();
                 break;
             }
             default:
@@ -473,6 +491,16 @@ final class JsonCodec {
                 }
                 return list;
             }
+            case STR_LIST: {
+                if (t != JsonToken.START_ARRAY) {
+                    throw bad(name, "must be an array of strings, got " + describe(t));
+                }
+                List<String> list = new ArrayList<>();
+                while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+                    list.add(readString(p, t, at(name, list.size())));
+                }
+                return list;
+            }
             case U64_LIST: {
                 if (t != JsonToken.START_ARRAY) {
                     throw bad(name, "must be an array of unsigned integers, got " + describe(t));
@@ -499,6 +527,16 @@ final class JsonCodec {
                     }
                 }
                 return list;
+            }
+            case OBJ: {
+                if (t != JsonToken.START_OBJECT) {
+                    throw bad(name, "must be an object, got " + describe(t));
+                }
+                try {
+                    return readObject(p, f.nested, false, false);
+                } catch (WireException e) {
+                    throw e.prefixed(name);
+                }
             }
             default:
                 throw new AssertionError(f.kind);

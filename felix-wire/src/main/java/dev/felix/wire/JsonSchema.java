@@ -42,7 +42,11 @@ final class JsonSchema<T> {
         /** Array of unsigned 64-bit integers, held in a {@code List<Long>} with unsigned semantics. */
         U64_LIST,
         /** Array of objects described by {@link Field#nested}. */
-        OBJ_LIST
+        OBJ_LIST,
+        /** Array of strings, held in a {@code List<String>}. */
+        STR_LIST,
+        /** One object described by {@link Field#nested}. */
+        OBJ
     }
 
     /** Key must be present. */
@@ -188,6 +192,10 @@ final class JsonSchema<T> {
     }
 
     /** Array of nested objects. */
+    static <T> Field<T> object(String name, int mode, JsonSchema<?> nested, Function<T, ?> getter) {
+        return new Field<>(name, Kind.OBJ, mode, getter, nested);
+    }
+
     static <T> Field<T> objects(String name, int mode, JsonSchema<?> nested, Function<T, ?> getter) {
         return new Field<>(name, Kind.OBJ_LIST, mode, getter, nested);
     }

@@ -563,14 +563,19 @@ public sealed interface Message extends WirePayload {
      * @param message   human-readable reason
      * @param code      stable error code (extension)
      */
-    record PublishError(long requestId, String message, String code) implements Message {
+    record PublishError(long requestId, String message, String code, LeaderInfo leader) implements Message {
         public PublishError {
             Objects.requireNonNull(message, "message");
         }
 
+        /** Without a leader. */
+        public PublishError(long requestId, String message, String code) {
+            this(requestId, message, code, null);
+        }
+
         /** The upstream form. */
         public PublishError(long requestId, String message) {
-            this(requestId, message, null);
+            this(requestId, message, null, null);
         }
 
         @Override
@@ -598,19 +603,25 @@ public sealed interface Message extends WirePayload {
      * @param offset    u64, for cursor errors: the oldest retained offset ({@code cursor_too_old}) or the next
      *                  offset ({@code cursor_in_future}) (extension)
      */
-    record ErrorMessage(String message, String code, Long requestId, Long offset) implements Message {
+    record ErrorMessage(String message, String code, Long requestId, Long offset, LeaderInfo leader)
+        implements Message {
         public ErrorMessage {
             Objects.requireNonNull(message, "message");
         }
 
+        /** Without a leader. */
+        public ErrorMessage(String message, String code, Long requestId, Long offset) {
+            this(message, code, requestId, offset, null);
+        }
+
         /** Without an offset. */
         public ErrorMessage(String message, String code, Long requestId) {
-            this(message, code, requestId, null);
+            this(message, code, requestId, null, null);
         }
 
         /** The upstream form. */
         public ErrorMessage(String message) {
-            this(message, null, null, null);
+            this(message, null, null, null, null);
         }
 
         @Override
@@ -663,12 +674,20 @@ public sealed interface Message extends WirePayload {
      * @param requestId      u64, echoed in the reply
      */
     record StreamCreate(String tenantId, String namespace, String stream, Integer shards, Boolean durable,
-                        String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId)
+                        String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId, String consistency,
+                        Integer replicas)
         implements Message {
         public StreamCreate {
             Objects.requireNonNull(tenantId, "tenant_id");
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(stream, "stream");
+        }
+
+        /** Without replication fields (a broker that is not clustered, or the defaults). */
+        public StreamCreate(String tenantId, String namespace, String stream, Integer shards, Boolean durable,
+                String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId) {
+            this(tenantId, namespace, stream, shards, durable, fsync, retentionBytes, retentionAgeMs, requestId, null,
+                    null);
         }
 
         @Override

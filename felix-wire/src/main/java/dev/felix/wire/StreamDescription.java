@@ -8,7 +8,8 @@ import java.util.Objects;
  * and by each element of {@code stream_list_result.streams} (extension, {@link Capabilities#ADMIN}).
  *
  * <p>JSON keys in order: {@code tenant_id, namespace, stream, shards, durable, fsync?,
- * retention_bytes?, retention_age_ms?, shard_info?}.
+ * retention_bytes?, retention_age_ms?, shard_info?, consistency?, replicas?}} (the last two from a clustered
+ * broker, extension {@link Capabilities#CLUSTER}).
  *
  * @param tenantId       tenant
  * @param namespace      namespace
@@ -19,10 +20,18 @@ import java.util.Objects;
  * @param retentionBytes u64 retention by size, or null for none
  * @param retentionAgeMs u64 retention by age in ms, or null for none
  * @param shardInfo      per-shard offsets, or null when not reported (the list is copied)
+ * @param consistency    {@code leader | quorum}, or null when not clustered
+ * @param replicas       u32 copies of each shard, or null when not clustered
  */
 public record StreamDescription(
     String tenantId, String namespace, String stream, int shards, boolean durable, String fsync,
-    Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo) {
+    Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo, String consistency, Integer replicas) {
+
+    /** A stream of a broker that is not clustered. */
+    public StreamDescription(String tenantId, String namespace, String stream, int shards, boolean durable,
+            String fsync, Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo) {
+        this(tenantId, namespace, stream, shards, durable, fsync, retentionBytes, retentionAgeMs, shardInfo, null, null);
+    }
 
     /** @throws NullPointerException if a required field is null */
     public StreamDescription {

@@ -119,14 +119,28 @@ final class WireArbitraries {
     }
 
     static Arbitrary<ShardInfo> shardInfo() {
-        return Combinators.combine(u32(), u64(), u64()).as(ShardInfo::new);
+        return Combinators.combine(u32(), u64(), u64(), optText(), optU64(), text().list().ofMaxSize(3).injectNull(0.5),
+            optText()).as(ShardInfo::new);
+    }
+
+    /** The cluster fields of stream_create / stream_info, each possibly absent. */
+    record Replication(String consistency, Integer replicas) {
+    }
+
+    static Arbitrary<Replication> replication() {
+        return Combinators.combine(optText(), optU32()).as(Replication::new);
+    }
+
+    static Arbitrary<LeaderInfo> leader() {
+        return Combinators.combine(text(), text(), u64()).as(LeaderInfo::new);
     }
 
     static Arbitrary<StreamDescription> streamDescription() {
         return Combinators.combine(scope(), u32(), Arbitraries.of(true, false), optText(), optU64(), optU64(),
-            shardInfo().list().ofMaxSize(4).injectNull(0.4))
-            .as((s, shards, durable, fsync, rb, ra, info) ->
-                new StreamDescription(s.tenant, s.namespace, s.name, shards, durable, fsync, rb, ra, info));
+            shardInfo().list().ofMaxSize(4).injectNull(0.4), replication())
+            .as((s, shards, durable, fsync, rb, ra, info, repl) ->
+                new StreamDescription(s.tenant, s.namespace, s.name, shards, durable, fsync, rb, ra, info,
+                    repl.consistency(), repl.replicas()));
     }
 
     static Arbitrary<Gap> gap() {
@@ -195,13 +209,16 @@ final class WireArbitraries {
             .as((s, k, v, r) -> new CacheValue(s.tenant, s.namespace, s.name, k, v, r)));
         m.put(MessageType.CACHE_OK, Combinators.combine(u64(), optU64()).as(CacheOk::new));
         m.put(MessageType.PUBLISH_OK, Combinators.combine(u64(), optU64(), optU32(), optU32()).as(PublishOk::new));
-        m.put(MessageType.PUBLISH_ERROR, Combinators.combine(u64(), text(), optText()).as(PublishError::new));
+        m.put(MessageType.PUBLISH_ERROR, Combinators.combine(u64(), text(), optText(), leader().injectNull(0.6))
+            .as(PublishError::new));
         m.put(MessageType.OK, Arbitraries.just(new Ok()));
-        m.put(MessageType.ERROR, Combinators.combine(text(), optText(), optU64(), optU64()).as(ErrorMessage::new));
+        m.put(MessageType.ERROR, Combinators.combine(text(), optText(), optU64(), optU64(), leader().injectNull(0.6))
+            .as(ErrorMessage::new));
         m.put(MessageType.GAP, gap());
         m.put(MessageType.STREAM_CREATE, Combinators.combine(scope(), optU32(), Arbitraries.of(true, false).injectNull(0.3),
-                optText(), optU64(), optU64(), optU64())
-            .as((s, sh, d, f, rb, ra, r) -> new StreamCreate(s.tenant, s.namespace, s.name, sh, d, f, rb, ra, r)));
+                optText(), optU64(), optU64(), optU64(), replication())
+            .as((s, sh, d, f, rb, ra, r, repl) -> new StreamCreate(s.tenant, s.namespace, s.name, sh, d, f, rb, ra, r,
+                repl.consistency(), repl.replicas())));
         m.put(MessageType.STREAM_DESCRIBE, Combinators.combine(scope(), optU64())
             .as((s, r) -> new StreamDescribe(s.tenant, s.namespace, s.name, r)));
         m.put(MessageType.STREAM_LIST, Combinators.combine(text(), optText(), optU64()).as(StreamList::new));

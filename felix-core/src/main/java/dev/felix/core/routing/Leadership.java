@@ -23,7 +23,8 @@ public sealed interface Leadership {
 
     /** The error a client gets when it asked the wrong node, naming the leader ({@code what}: "shard t/n/s/0"). */
     static FelixError notLeader(String what, Elsewhere e) {
-        return FelixError.of(ErrorCode.NOT_LEADER, "this node does not lead " + what + "; node " + e.leader().nodeId()
-                + " at " + e.leader().address() + " does (epoch " + e.epoch() + ")");
+        return new FelixError(ErrorCode.NOT_LEADER, "this node does not lead " + what + "; node " + e.leader().nodeId()
+                + " at " + e.leader().address() + " does (epoch " + e.epoch() + ")", -1,
+                new FelixError.Leader(e.leader().nodeId(), e.leader().address(), e.epoch()));
     }
 }

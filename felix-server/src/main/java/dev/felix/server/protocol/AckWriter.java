@@ -116,11 +116,13 @@ final class AckWriter {
     }
 
     private WirePayload reply(long requestId, boolean binary, FelixError error) {
-        if (binary) {
+        // A binary ack has no room for the code (or a not_leader's leader): a client that negotiated error codes
+        // gets the JSON publish_error even for a binary publish, so it can act on the code.
+        if (binary && !Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
             return BinaryPublishAck.error(requestId, error.message());
         }
         String code = Capabilities.has(negotiated, Capabilities.ERROR_CODES) ? error.code().code() : null;
-        return new Message.PublishError(requestId, error.message(), code);
+        return new Message.PublishError(requestId, error.message(), code, Frames.leader(error, negotiated));
     }
 
     private Message ok(long requestId, int shard, long firstOffset, int count) {

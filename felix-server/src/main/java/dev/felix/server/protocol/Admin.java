@@ -1,5 +1,6 @@
 package dev.felix.server.protocol;
 
+import dev.felix.core.Consistency;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
@@ -38,16 +39,17 @@ final class Admin {
         try {
             if (request instanceof Message.StreamCreate c) {
                 StreamName name = Routing.streamName(tenant, c.tenantId(), c.namespace(), c.stream());
-                return context.broker.createStreamAsync(name, config(c))
-                        .thenCompose(Admin::loaded)
-                        .thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
+                return context.broker.createStreamAsync(name, config(c, context.cluster != null))
+                        .thenCompose(stream -> loaded(context, stream))
+                        .thenApply(info -> (Message) new Message.StreamInfo(describe(context, info), requestId))
                         .exceptionally(e -> error(context, e, requestId, negotiated));
             }
             if (request instanceof Message.StreamDescribe d) {
                 StreamName name = Routing.streamName(tenant, d.tenantId(), d.namespace(), d.stream());
                 Stream stream = context.broker.find(name).orElseThrow(
                         () -> new FelixException(ErrorCode.NOT_FOUND, "stream '" + name + "' not found"));
-                return loaded(stream).thenApply(info -> (Message) new Message.StreamInfo(describe(info), requestId))
+                return loaded(context, stream)
+                        .thenApply(info -> (Message) new Message.StreamInfo(describe(context, info), requestId))
                         .exceptionally(e -> error(context, e, requestId, negotiated));
             }
             if (request instanceof Message.StreamDelete d) {
@@ -63,7 +65,7 @@ final class Admin {
             }
             List<StreamDescription> streams = new ArrayList<>();
             for (StreamInfo info : context.broker.list(l.tenantId(), l.namespace())) {
-                streams.add(describe(info));
+                streams.add(describe(context, info));
             }
             return CompletableFuture.completedFuture(new Message.StreamListResult(streams, requestId));
         } catch (FelixException | IllegalArgumentException e) {
@@ -71,10 +73,18 @@ final class Admin {
         }
     }
 
-    /** The stream's info with every shard loaded (durable shards open their logs). */
-    private static CompletableFuture<StreamInfo> loaded(Stream stream) {
+    /**
+     * The stream's info with every shard loaded (durable shards open their logs). In a cluster only the shards
+     * this node leads are loaded; the others are reported with their leader, their offsets left to it.
+     */
+    private static CompletableFuture<StreamInfo> loaded(ServerContext context, Stream stream) {
         List<CompletableFuture<ShardInfo>> shards = new ArrayList<>();
         for (int i = 0; i < stream.shardCount(); i++) {
+            if (context.cluster != null
+                    && !(context.broker.router().shard(stream.name(), i) instanceof dev.felix.core.routing.Leadership.Here)) {
+                shards.add(CompletableFuture.completedFuture(stream.shard(i).info()));
+                continue;
+            }
             shards.add(stream.shard(i).load());
         }
         return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
@@ -108,7 +118,7 @@ final class Admin {
         return ((Message.StreamList) m).requestId();
     }
 
-    private static StreamConfig config(Message.StreamCreate c) throws FelixException {
+    private static StreamConfig config(Message.StreamCreate c, boolean clustered) throws FelixException {
         int shards = c.shards() == null ? 1 : RequestFields.u32("shards", c.shards(), 1, StreamConfig.MAX_SHARDS);
         boolean durable = Boolean.TRUE.equals(c.durable());
         if (!durable && (c.fsync() != null || c.retentionBytes() != null || c.retentionAgeMs() != null)) {
@@ -120,14 +130,34 @@ final class Admin {
                 : RequestFields.u64("retention_bytes", c.retentionBytes(), 0, Long.MAX_VALUE);
         Duration age = c.retentionAgeMs() == null ? null
                 : Duration.ofMillis(RequestFields.u64("retention_age_ms", c.retentionAgeMs(), 1, Long.MAX_VALUE));
-        return new StreamConfig(shards, durable, fsync, retentionBytes, age);
+        Consistency consistency = c.consistency() == null ? Consistency.LEADER : Consistency.parse(c.consistency());
+        int replicas = c.replicas() == null ? 0 : RequestFields.u32("replicas", c.replicas(), 1, StreamConfig.MAX_REPLICAS);
+        if (!clustered && (consistency == Consistency.QUORUM || replicas > 1)) {
+            throw new FelixException(ErrorCode.BAD_REQUEST, (consistency == Consistency.QUORUM ? "consistency quorum"
+                    : "replicas " + replicas) + " needs a cluster; this broker is a single node (start it with"
+                    + " --cluster-bootstrap or --cluster-join to form one)");
+        }
+        return new StreamConfig(shards, durable, fsync, retentionBytes, age, consistency, replicas);
     }
 
-    static StreamDescription describe(StreamInfo info) {
+    static StreamDescription describe(ServerContext context, StreamInfo info) {
         StreamConfig c = info.config();
         List<dev.felix.wire.ShardInfo> shards = new ArrayList<>();
         boolean loaded = true;
+        long uid = context.cluster == null ? 0 : uid(context, info.name());
+        Integer replicas = context.cluster == null ? null : c.replicas();
         for (ShardInfo s : info.shards()) {
+            dev.felix.cluster.ShardPlacement p = context.cluster == null ? null
+                    : context.cluster.placement(dev.felix.cluster.ShardKey.stream(uid, s.shard())).orElse(null);
+            if (p != null) {
+                replicas = p.replicas().size();
+                // Offsets are known where the shard is led; elsewhere 0/0 (ask its leader, or felix cluster status).
+                boolean here = s.nextOffset() >= 0 && context.cluster.localNodeId().equals(p.leader());
+                shards.add(new dev.felix.wire.ShardInfo(s.shard(), here ? s.oldestOffset() : 0, here ? s.nextOffset() : 0,
+                        p.leader(), p.epoch(), p.replicas(),
+                        p.status() == dev.felix.cluster.ShardStatus.ONLINE ? "online" : p.reason()));
+                continue;
+            }
             if (s.nextOffset() < 0) {
                 loaded = false; // a durable shard whose log is not open: offsets unknown without opening it
                 continue;
@@ -139,6 +169,16 @@ final class Admin {
                 c.durable() ? c.fsync().wireName() : null,
                 c.retentionBytes() > 0 ? c.retentionBytes() : null,
                 c.retentionAge() != null ? c.retentionAge().toMillis() : null,
-                loaded ? shards : null);
+                loaded ? shards : null,
+                context.cluster != null ? c.consistency().wireName() : null,
+                replicas);
+    }
+
+    private static long uid(ServerContext context, StreamName name) {
+        try {
+            return context.broker.metadata().stream(name).map(r -> r.uid()).orElse(0L);
+        } catch (FelixException e) {
+            return 0;
+        }
     }
 }

@@ -99,9 +99,18 @@ final class Frames {
     static Message error(FelixError error, Long requestId, int negotiated) {
         if (Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
             return new Message.ErrorMessage(error.message(), error.code().code(), requestId,
-                    error.offset() >= 0 ? error.offset() : null);
+                    error.offset() >= 0 ? error.offset() : null, leader(error, negotiated));
         }
         return new Message.ErrorMessage(error.message(), null, null);
+    }
+
+    /** The {@code leader} object of a {@code not_leader} error, for a client that negotiated {@code CLUSTER}. */
+    static dev.felix.wire.LeaderInfo leader(FelixError error, int negotiated) {
+        FelixError.Leader l = error.leader();
+        if (l == null || !Capabilities.has(negotiated, Capabilities.CLUSTER)) {
+            return null;
+        }
+        return new dev.felix.wire.LeaderInfo(l.nodeId(), l.address(), l.epoch());
     }
 
     static Message error(ErrorCode code, String message, int negotiated) {

@@ -13,7 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class ServerContext {
 
-    /** Capabilities this broker advertises in {@code auth_ok}. */
+    /** Capabilities a broker that is not clustered advertises in {@code auth_ok}. */
     public static final int SERVER_FLAGS = Capabilities.ALL & ~Capabilities.CLUSTER;
     /** Shard subscriptions one connection may hold. */
     public static final int MAX_SUBSCRIPTIONS_PER_CONNECTION = 4096;
@@ -24,13 +24,27 @@ public final class ServerContext {
     final BrokerMetrics metrics;
     final Set<LiveSubscription> subscriptions = ConcurrentHashMap.newKeySet();
     final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
+    /** This node's view of the cluster, or null for a single node. */
+    final dev.felix.cluster.ClusterView cluster;
     private volatile boolean draining;
 
     public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics) {
+        this(broker, config, authenticator, metrics, null);
+    }
+
+    /** A member of a cluster ({@code cluster} non-null) or a single node. */
+    public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics,
+            dev.felix.cluster.ClusterView cluster) {
         this.broker = broker;
         this.config = config;
         this.authenticator = authenticator;
         this.metrics = metrics;
+        this.cluster = cluster;
+    }
+
+    /** Capabilities this broker advertises in {@code auth_ok}: {@code CLUSTER} only when clustered. */
+    public int serverFlags() {
+        return cluster == null ? SERVER_FLAGS : Capabilities.ALL;
     }
 
     /** New connections are refused and new publishes answered {@code unavailable}. */

@@ -18,7 +18,7 @@ final class StreamAuthentication {
 
     static void authenticate(StreamSession session, Message.Auth auth) {
         if (auth.clientFlags() != null) {
-            session.negotiated(Capabilities.negotiate(auth.clientFlags(), ServerContext.SERVER_FLAGS));
+            session.negotiated(Capabilities.negotiate(auth.clientFlags(), session.context.serverFlags()));
         }
         try {
             StreamName.checkPart("tenant", auth.tenantId());
@@ -34,7 +34,7 @@ final class StreamAuthentication {
         }
         session.authenticated(((Authenticator.Allowed) result).tenant());
         if (session.bidirectional) {
-            session.write(auth.clientFlags() != null ? new Message.AuthOk(ServerContext.SERVER_FLAGS) : new Message.Ok());
+            session.write(auth.clientFlags() != null ? new Message.AuthOk(session.context.serverFlags()) : new Message.Ok());
         }
     }
 }
