@@ -40,10 +40,16 @@ public record BrokerConfig(
         long maxStreams,
         Duration idleTimeout,
         int maxUdpPayloadBytes,
-        Duration shutdownTimeout) {
+        Duration shutdownTimeout,
+        ClusterConfig cluster) {
 
     public BrokerConfig {
         authTokens = Map.copyOf(authTokens);
+    }
+
+    /** Whether this node is a member of a cluster ({@link #cluster()} is set). */
+    public boolean clustered() {
+        return cluster != null;
     }
 
     /** Dev mode: no authentication configured; any {@code auth} is accepted (loopback only). */
@@ -78,7 +84,7 @@ public record BrokerConfig(
                 autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck, storageFlushThreads,
                 ringEvents, ringBytes, writerQueue, subscriberQueue,
                 subscriberQueuePolicy, ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout,
-                maxUdpPayloadBytes, shutdownTimeout);
+                maxUdpPayloadBytes, shutdownTimeout, cluster);
     }
 
     public BrokerConfig withDataDir(Path dir) {
@@ -86,6 +92,6 @@ public record BrokerConfig(
                 autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck, storageFlushThreads,
                 ringEvents, ringBytes, writerQueue, subscriberQueue,
                 subscriberQueuePolicy, ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout,
-                maxUdpPayloadBytes, shutdownTimeout);
+                maxUdpPayloadBytes, shutdownTimeout, cluster);
     }
 }

@@ -108,7 +108,65 @@ public final class ConfigLoader {
                 r.get(Settings.MAX_STREAMS),
                 Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)),
                 r.get(Settings.MAX_UDP_PAYLOAD_BYTES),
-                Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)));
+                Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)),
+                cluster(r, quic));
+    }
+
+    /** The cluster membership settings, checked together; null for a single node. */
+    private static ClusterConfig cluster(Resolved r, HostPort quic) throws ConfigException {
+        HostPort raft = r.getOrNull(Settings.RAFT_BIND);
+        boolean bootstrap = r.get(Settings.CLUSTER_BOOTSTRAP);
+        HostPort join = r.getOrNull(Settings.CLUSTER_JOIN);
+        String nodeId = r.getOrNull(Settings.NODE_ID);
+        if (raft == null) {
+            if (bootstrap || join != null) {
+                throw new ConfigException((bootstrap ? "cluster_bootstrap" : "cluster_join") + " needs raft_bind: the"
+                        + " address this node's Raft endpoint listens on (e.g. --raft-bind 127.0.0.1:7000)");
+            }
+            return null;
+        }
+        if (bootstrap && join != null) {
+            throw new ConfigException("cluster_bootstrap and cluster_join are exclusive: bootstrap the first node,"
+                    + " join the others to it");
+        }
+        if (nodeId == null) {
+            throw new ConfigException("node_id is required when raft_bind is set (e.g. --node-id n1)");
+        }
+        java.nio.file.Path ca = r.getOrNull(Settings.CLUSTER_CA);
+        if (ca == null) {
+            throw new ConfigException("cluster_ca is required when raft_bind is set: the CA certificate (PEM) that"
+                    + " issues every node's certificate (felix cluster ca creates one)");
+        }
+        java.nio.file.Path caKey = r.getOrNull(Settings.CLUSTER_CA_KEY);
+        java.nio.file.Path cert = r.getOrNull(Settings.CLUSTER_CERT);
+        java.nio.file.Path key = r.getOrNull(Settings.CLUSTER_KEY);
+        if ((cert == null) != (key == null)) {
+            throw new ConfigException("cluster_cert and cluster_key must be set together");
+        }
+        if ((cert == null) == (caKey == null)) {
+            throw new ConfigException("set either cluster_cert and cluster_key (a certificate issued by cluster_ca)"
+                    + " or cluster_ca_key (this node issues its own), not " + (cert == null ? "neither" : "both"));
+        }
+        HostPort peer = r.getOrNull(Settings.PEER_BIND);
+        if (peer == null) {
+            peer = new HostPort(raft.host(), 0);
+        }
+        String advertise = r.getOrNull(Settings.ADVERTISE_HOST);
+        if (advertise == null) {
+            if (quic.host().equals("0.0.0.0") || quic.host().equals("::")) {
+                throw new ConfigException("advertise_host is required when quic_bind listens on every address ("
+                        + quic + "): the host other nodes and clients reach this node at");
+            }
+            advertise = quic.host();
+        }
+        long heartbeat = r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS);
+        long failure = r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS);
+        if (failure < 2 * heartbeat) {
+            throw new ConfigException("cluster_failure_timeout_ms (" + failure + ") must be at least twice"
+                    + " cluster_heartbeat_ms (" + heartbeat + ")");
+        }
+        return new ClusterConfig(nodeId, raft, peer, advertise, bootstrap, join, r.get(Settings.CLUSTER_NAME), ca,
+                caKey, cert, key, Duration.ofMillis(heartbeat), Duration.ofMillis(failure));
     }
 
     private static void readYaml(Path file, Map<String, String> values, Map<String, String> origins)

@@ -81,13 +81,47 @@ public final class Settings {
     public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = new Setting<>("shutdown_timeout_ms", "10000",
             "on SIGTERM: how long in-flight work may take to finish", v -> longRange(v, 0, 3600_000));
 
+    public static final Setting<String> NODE_ID = new Setting<>("node_id", null,
+            "cluster: this node's id, unique in the cluster ([a-z0-9][a-z0-9-]{0,62}); kept in DATA_DIR/cluster",
+            Settings::nodeId);
+    public static final Setting<HostPort> RAFT_BIND = new Setting<>("raft_bind", null,
+            "cluster: Raft (metadata) endpoint; setting it makes this node a cluster member; port 0 = pick once",
+            HostPort::parse);
+    public static final Setting<HostPort> PEER_BIND = new Setting<>("peer_bind", null,
+            "cluster: replication endpoint (QUIC, mutual TLS); unset = the raft_bind host, any free port",
+            HostPort::parse);
+    public static final Setting<String> ADVERTISE_HOST = new Setting<>("advertise_host", null,
+            "cluster: host other nodes and clients reach this node at; unset = the quic_bind host", v -> v);
+    public static final Setting<Boolean> CLUSTER_BOOTSTRAP = new Setting<>("cluster_bootstrap", "false",
+            "cluster: form a new cluster with this node as its first member", Settings::bool);
+    public static final Setting<HostPort> CLUSTER_JOIN = new Setting<>("cluster_join", null,
+            "cluster: Raft endpoint (host:port) of any member, to join the cluster", HostPort::parse);
+    public static final Setting<String> CLUSTER_NAME = new Setting<>("cluster_name", "felix",
+            "cluster: name of the cluster (every member uses the same)", Settings::clusterName);
+    public static final Setting<Path> CLUSTER_CA = new Setting<>("cluster_ca", null,
+            "cluster: CA certificate (PEM) every node's certificate must be issued by", Path::of);
+    public static final Setting<Path> CLUSTER_CA_KEY = new Setting<>("cluster_ca_key", null,
+            "cluster: CA private key (PEM); with it the node issues its own certificate under DATA_DIR/cluster/tls",
+            Path::of);
+    public static final Setting<Path> CLUSTER_CERT = new Setting<>("cluster_cert", null,
+            "cluster: this node's certificate (PEM) issued by cluster_ca (instead of cluster_ca_key)", Path::of);
+    public static final Setting<Path> CLUSTER_KEY = new Setting<>("cluster_key", null,
+            "cluster: private key (PEM) of cluster_cert", Path::of);
+    public static final Setting<Long> CLUSTER_HEARTBEAT_MS = new Setting<>("cluster_heartbeat_ms", "500",
+            "cluster: how often a node tells the metadata leader it is alive", v -> longRange(v, 50, 60_000));
+    public static final Setting<Long> CLUSTER_FAILURE_TIMEOUT_MS = new Setting<>("cluster_failure_timeout_ms", "3000",
+            "cluster: a node silent this long is declared down and its leaderships fail over",
+            v -> longRange(v, 200, 600_000));
+
     /** All settings, in documentation order. */
     public static final List<Setting<?>> ALL = List.of(DATA_DIR, QUIC_BIND, HTTP_BIND, INSECURE, AUTH_TOKENS,
             TLS_CERT, TLS_KEY, MAX_FRAME_BYTES, AUTO_CREATE, SHARD_THREADS, SHARD_EXECUTOR_INLINE, SEGMENT_BYTES,
             REPAIR_CORRUPT_TAIL, RETENTION_CHECK_MS, STORAGE_FLUSH_THREADS, RING_EVENTS, RING_BYTES,
             WRITER_QUEUE_EVENTS, WRITER_QUEUE_BYTES, SUBSCRIBER_QUEUE_EVENTS, SUBSCRIBER_QUEUE_BYTES,
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
-            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, SHUTDOWN_TIMEOUT_MS);
+            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, PEER_BIND, ADVERTISE_HOST,
+            CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA, CLUSTER_CA_KEY, CLUSTER_CERT, CLUSTER_KEY,
+            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS);
 
     /** The setting with this key, or null. */
     public static Setting<?> byKey(String key) {
@@ -142,6 +176,21 @@ public final class Settings {
             throw new IllegalArgumentException("catch_up needs a log and applies to durable streams only");
         }
         return p;
+    }
+
+    static String nodeId(String v) {
+        if (!v.matches("[a-z0-9][a-z0-9-]{0,62}")) {
+            throw new IllegalArgumentException("expected lower-case letters, digits and dashes (at most 63, starting"
+                    + " with a letter or digit), got '" + v + "'");
+        }
+        return v;
+    }
+
+    static String clusterName(String v) {
+        if (!v.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,62}")) {
+            throw new IllegalArgumentException("expected letters, digits, '.', '_' and '-' (at most 63), got '" + v + "'");
+        }
+        return v;
     }
 
     static int udpPayload(String v) {
