@@ -44,6 +44,37 @@ final class ServerCommand implements Callable<Integer> {
     @Option(names = "--insecure", description = "Allow a non-loopback bind without authentication.")
     boolean insecure;
 
+    @Option(names = "--node-id", paramLabel = "ID", description = "Cluster: this node's id (a-z, 0-9, '-'). Default: none.")
+    String nodeId;
+
+    @Option(names = "--raft-bind", paramLabel = "HOST:PORT",
+            description = "Cluster: Raft (metadata) address; makes this node a cluster member. Port 0 picks one"
+                    + " once. Default: none (a single node).")
+    String raftBind;
+
+    @Option(names = "--peer-bind", paramLabel = "HOST:PORT",
+            description = "Cluster: replication address (QUIC, mutual TLS). Default: the Raft host, any port.")
+    String peerBind;
+
+    @Option(names = "--advertise-host", paramLabel = "HOST",
+            description = "Cluster: host other nodes and clients reach this node at. Default: the QUIC host.")
+    String advertiseHost;
+
+    @Option(names = "--cluster-bootstrap", description = "Cluster: form a new cluster with this node as its first member.")
+    boolean clusterBootstrap;
+
+    @Option(names = "--cluster-join", paramLabel = "HOST:PORT",
+            description = "Cluster: join the cluster through this member's Raft address. Default: none.")
+    String clusterJoin;
+
+    @Option(names = "--cluster-ca", paramLabel = "FILE",
+            description = "Cluster: CA certificate (PEM) of the cluster (felix cluster ca makes one). Default: none.")
+    String clusterCa;
+
+    @Option(names = "--cluster-ca-key", paramLabel = "FILE",
+            description = "Cluster: CA private key (PEM); the node issues its own certificate with it. Default: none.")
+    String clusterCaKey;
+
     @Option(names = "--set", paramLabel = "SETTING=VALUE",
             description = "Any setting of docs/configuration.md, e.g. --set ring_events=100000. Default: none.")
     List<String> sets = List.of();
@@ -69,6 +100,16 @@ final class ServerCommand implements Callable<Integer> {
         }
         if (insecure) {
             flags.put("insecure", "true");
+        }
+        putIfSet(flags, "node_id", nodeId);
+        putIfSet(flags, "raft_bind", raftBind);
+        putIfSet(flags, "peer_bind", peerBind);
+        putIfSet(flags, "advertise_host", advertiseHost);
+        putIfSet(flags, "cluster_join", clusterJoin);
+        putIfSet(flags, "cluster_ca", clusterCa);
+        putIfSet(flags, "cluster_ca_key", clusterCaKey);
+        if (clusterBootstrap) {
+            flags.put("cluster_bootstrap", "true");
         }
         FelixServer server;
         BrokerConfig cfg;
@@ -106,6 +147,12 @@ final class ServerCommand implements Callable<Integer> {
         System.out.println("felix: stopped");
         System.out.flush();
         return 0;
+    }
+
+    private static void putIfSet(Map<String, String> flags, String key, String value) {
+        if (value != null) {
+            flags.put(key, value);
+        }
     }
 
     /**
