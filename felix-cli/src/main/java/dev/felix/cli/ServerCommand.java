@@ -67,7 +67,7 @@ final class ServerCommand implements Callable<Integer> {
             description = "Cluster: join the cluster through this member's Raft address. Default: none.")
     String clusterJoin;
 
-    @Option(names = "--cluster-ca", paramLabel = "FILE",
+    @Option(names = "--cluster-ca-cert", paramLabel = "FILE",
             description = "Cluster: CA certificate (PEM) of the cluster (felix cluster ca makes one). Default: none.")
     String clusterCa;
 
@@ -106,7 +106,7 @@ final class ServerCommand implements Callable<Integer> {
         putIfSet(flags, "peer_bind", peerBind);
         putIfSet(flags, "advertise_host", advertiseHost);
         putIfSet(flags, "cluster_join", clusterJoin);
-        putIfSet(flags, "cluster_ca", clusterCa);
+        putIfSet(flags, "cluster_ca_cert", clusterCa);
         putIfSet(flags, "cluster_ca_key", clusterCaKey);
         if (clusterBootstrap) {
             flags.put("cluster_bootstrap", "true");

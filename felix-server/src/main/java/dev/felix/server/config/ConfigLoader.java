@@ -132,19 +132,19 @@ public final class ConfigLoader {
         if (nodeId == null) {
             throw new ConfigException("node_id is required when raft_bind is set (e.g. --node-id n1)");
         }
-        java.nio.file.Path ca = r.getOrNull(Settings.CLUSTER_CA);
+        java.nio.file.Path ca = r.getOrNull(Settings.CLUSTER_CA_CERT);
         if (ca == null) {
-            throw new ConfigException("cluster_ca is required when raft_bind is set: the CA certificate (PEM) that"
+            throw new ConfigException("cluster_ca_cert is required when raft_bind is set: the CA certificate (PEM) that"
                     + " issues every node's certificate (felix cluster ca creates one)");
         }
         java.nio.file.Path caKey = r.getOrNull(Settings.CLUSTER_CA_KEY);
-        java.nio.file.Path cert = r.getOrNull(Settings.CLUSTER_CERT);
-        java.nio.file.Path key = r.getOrNull(Settings.CLUSTER_KEY);
+        java.nio.file.Path cert = r.getOrNull(Settings.CLUSTER_NODE_CERT);
+        java.nio.file.Path key = r.getOrNull(Settings.CLUSTER_NODE_KEY);
         if ((cert == null) != (key == null)) {
-            throw new ConfigException("cluster_cert and cluster_key must be set together");
+            throw new ConfigException("cluster_node_cert and cluster_node_key must be set together");
         }
         if ((cert == null) == (caKey == null)) {
-            throw new ConfigException("set either cluster_cert and cluster_key (a certificate issued by cluster_ca)"
+            throw new ConfigException("set either cluster_node_cert and cluster_node_key (a certificate issued by cluster_ca_cert)"
                     + " or cluster_ca_key (this node issues its own), not " + (cert == null ? "neither" : "both"));
         }
         HostPort peer = r.getOrNull(Settings.PEER_BIND);

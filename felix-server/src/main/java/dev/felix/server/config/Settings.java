@@ -98,15 +98,15 @@ public final class Settings {
             "cluster: Raft endpoint (host:port) of any member, to join the cluster", HostPort::parse);
     public static final Setting<String> CLUSTER_NAME = new Setting<>("cluster_name", "felix",
             "cluster: name of the cluster (every member uses the same)", Settings::clusterName);
-    public static final Setting<Path> CLUSTER_CA = new Setting<>("cluster_ca", null,
+    public static final Setting<Path> CLUSTER_CA_CERT = new Setting<>("cluster_ca_cert", null,
             "cluster: CA certificate (PEM) every node's certificate must be issued by", Path::of);
     public static final Setting<Path> CLUSTER_CA_KEY = new Setting<>("cluster_ca_key", null,
             "cluster: CA private key (PEM); with it the node issues its own certificate under DATA_DIR/cluster/tls",
             Path::of);
-    public static final Setting<Path> CLUSTER_CERT = new Setting<>("cluster_cert", null,
-            "cluster: this node's certificate (PEM) issued by cluster_ca (instead of cluster_ca_key)", Path::of);
-    public static final Setting<Path> CLUSTER_KEY = new Setting<>("cluster_key", null,
-            "cluster: private key (PEM) of cluster_cert", Path::of);
+    public static final Setting<Path> CLUSTER_NODE_CERT = new Setting<>("cluster_node_cert", null,
+            "cluster: this node's certificate (PEM) issued by cluster_ca_cert (instead of cluster_ca_key)", Path::of);
+    public static final Setting<Path> CLUSTER_NODE_KEY = new Setting<>("cluster_node_key", null,
+            "cluster: private key (PEM) of cluster_node_cert", Path::of);
     public static final Setting<Long> CLUSTER_HEARTBEAT_MS = new Setting<>("cluster_heartbeat_ms", "500",
             "cluster: how often a node tells the metadata leader it is alive", v -> longRange(v, 50, 60_000));
     public static final Setting<Long> CLUSTER_FAILURE_TIMEOUT_MS = new Setting<>("cluster_failure_timeout_ms", "3000",
@@ -120,7 +120,7 @@ public final class Settings {
             WRITER_QUEUE_EVENTS, WRITER_QUEUE_BYTES, SUBSCRIBER_QUEUE_EVENTS, SUBSCRIBER_QUEUE_BYTES,
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
             IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, PEER_BIND, ADVERTISE_HOST,
-            CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA, CLUSTER_CA_KEY, CLUSTER_CERT, CLUSTER_KEY,
+            CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA_CERT, CLUSTER_CA_KEY, CLUSTER_NODE_CERT, CLUSTER_NODE_KEY,
             CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS);
 
     /** The setting with this key, or null. */
