@@ -110,6 +110,11 @@ public final class TlsMaterial {
     }
 
     /** Loads a PEM certificate chain and a PEM private key (PKCS#8, or traditional EC/RSA). */
+    /** An identity held in memory (a cluster node's certificate issued by the cluster CA). */
+    public static TlsMaterial of(PrivateKey privateKey, List<X509Certificate> chain) {
+        return new TlsMaterial(privateKey, chain, false);
+    }
+
     public static TlsMaterial loadPem(Path certFile, Path keyFile) throws TlsException {
         return new TlsMaterial(readPrivateKey(keyFile), readCertificates(certFile), false);
     }

@@ -27,7 +27,7 @@ import java.util.function.ToDoubleFunction;
  */
 public final class BrokerMetrics implements AutoCloseable {
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final PrometheusMeterRegistry registry;
     private final JvmGcMetrics gc = new JvmGcMetrics();
 
     /** Connections accepted. */
@@ -67,6 +67,19 @@ public final class BrokerMetrics implements AutoCloseable {
 
     public BrokerMetrics(CoreMetrics core, dev.felix.storage.LogMetrics storage, LongSupplier activeSubscriptions,
             LongSupplier subscriberQueueEvents, LongSupplier writerQueueEvents, LongSupplier openConnections) {
+        this(newRegistry(), core, storage, activeSubscriptions, subscriberQueueEvents, writerQueueEvents, openConnections);
+    }
+
+    /** A fresh Prometheus registry (a cluster member creates it early, so its Raft meters join it). */
+    public static PrometheusMeterRegistry newRegistry() {
+        return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    }
+
+    /** With meters in {@code registry}, which may already hold others (the Raft meters of a cluster member). */
+    public BrokerMetrics(PrometheusMeterRegistry registry, CoreMetrics core, dev.felix.storage.LogMetrics storage,
+            LongSupplier activeSubscriptions, LongSupplier subscriberQueueEvents, LongSupplier writerQueueEvents,
+            LongSupplier openConnections) {
+        this.registry = registry;
         if (storage != null) {
             // One meter per storage counter, read from the runtime's snapshot at scrape time. Durations
             // are kept in nanoseconds there and shown in seconds here, as Prometheus expects.
