@@ -246,10 +246,14 @@ public final class ClusterTls {
                         + "'): use a certificate from that CA", null);
             }
             checkValidity(Settings.NODE_CERT, settings.nodeCert(), leaf);
+            if (!keyMatches(node.privateKey(), leaf)) {
+                throw new TlsException(Settings.NODE_KEY + " " + settings.nodeKey() + " is not the key of "
+                        + Settings.NODE_CERT + " " + settings.nodeCert(), null);
+            }
             return new ClusterTls(ca, withCa(node.chain(), ca), node.privateKey());
         }
         TlsMaterial caMaterial = loadPem(Settings.CA_CERT, settings.caCert(), Settings.CA_KEY, settings.caKey());
-        if (!caMaterial.certificate().getPublicKey().equals(ca.getPublicKey())) {
+        if (!keyMatches(caMaterial.privateKey(), ca)) {
             throw new TlsException(Settings.CA_KEY + " " + settings.caKey() + " is not the key of the CA in "
                     + Settings.CA_CERT + " " + settings.caCert(), null);
         }
@@ -330,6 +334,25 @@ public final class ClusterTls {
         } catch (GeneralSecurityException e) {
             throw new TlsException(setting + " " + file + " is not valid now (valid from "
                     + cert.getNotBefore().toInstant() + " to " + cert.getNotAfter().toInstant() + ")", e);
+        }
+    }
+
+    /** Whether {@code key} is the private key of {@code cert} (a signature by one verifies with the other). */
+    static boolean keyMatches(PrivateKey key, X509Certificate cert) {
+        try {
+            byte[] probe = new byte[32];
+            RANDOM.nextBytes(probe);
+            String algorithm = key.getAlgorithm().equals("EC") ? "SHA256withECDSA" : "SHA256with" + key.getAlgorithm();
+            java.security.Signature signer = java.security.Signature.getInstance(algorithm);
+            signer.initSign(key);
+            signer.update(probe);
+            byte[] signature = signer.sign();
+            java.security.Signature verifier = java.security.Signature.getInstance(algorithm);
+            verifier.initVerify(cert.getPublicKey());
+            verifier.update(probe);
+            return verifier.verify(signature);
+        } catch (GeneralSecurityException e) {
+            return false;
         }
     }
 
