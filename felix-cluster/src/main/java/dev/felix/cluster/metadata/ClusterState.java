@@ -110,12 +110,13 @@ record ClusterState(String clusterName, long seed, long version, SortedMap<Strin
         return m != null && m.info().up();
     }
 
+    /** Every member, sorted by id; unmodifiable. */
     List<NodeInfo> nodeInfos() {
         List<NodeInfo> out = new ArrayList<>(nodes.size());
         for (Member m : nodes.values()) {
             out.add(m.info());
         }
-        return out;
+        return Collections.unmodifiableList(out);
     }
 
     static String key(StreamName n) {

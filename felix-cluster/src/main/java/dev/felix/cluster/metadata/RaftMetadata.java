@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -123,8 +122,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final Liveness liveness;
     private final MetadataStateMachine stateMachine;
     private final CopyOnWriteArrayList<ClusterListener> listeners = new CopyOnWriteArrayList<>();
-    private final ArrayDeque<ClusterState> pendingChanges = new ArrayDeque<>();
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
+    private final ChangeNotifier notifier = new ChangeNotifier(listenerThread, this::deliver, LISTENER_BACKLOG);
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
     private final ScheduledExecutorService heartbeats =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
@@ -484,7 +483,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             return f;
         }
         if (c instanceof TimeoutException) {
-            return new FelixException(ErrorCode.UNAVAILABLE, "no metadata quorum: " + what + " was not committed"
+            return new FelixException(ErrorCode.UNAVAILABLE, "no metadata quorum: " + what + " was not confirmed"
                     + " within " + settings.requestTimeout().toMillis() + "ms (" + ClusterSettings.REQUEST_TIMEOUT
                     + "); it may still be applied later. Members: " + membersInWords());
         }
@@ -704,50 +703,16 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     /** Called by the state machine (updater thread) after each change; hands the state to the listener thread. */
     private void changed(ClusterState state) {
-        boolean schedule;
-        synchronized (pendingChanges) {
-            schedule = pendingChanges.isEmpty();
-            pendingChanges.addLast(state);
-            if (pendingChanges.size() > LISTENER_BACKLOG) {
-                int skipped = pendingChanges.size() - 1;
-                ClusterState latest = pendingChanges.peekLast();
-                pendingChanges.clear();
-                pendingChanges.addLast(latest);
-                LOG.warn("cluster listeners fell {} changes behind; delivering the latest state (version {})",
-                        skipped, latest.version());
-            }
-        }
-        if (schedule) {
-            try {
-                listenerThread.execute(this::deliverChanges);
-            } catch (RejectedExecutionException closing) {
-                // closed: nobody to tell
-            }
-        }
+        notifier.offer(state);
     }
 
-    private void deliverChanges() {
-        while (true) {
-            ClusterState s;
-            synchronized (pendingChanges) {
-                s = pendingChanges.peekFirst();
-                if (s == null) {
-                    return;
-                }
-            }
-            ClusterView view = new StateView(s);
-            for (ClusterListener l : listeners) {
-                try {
-                    l.changed(view, s.version());
-                } catch (RuntimeException e) {
-                    LOG.warn("cluster listener {} failed on version {}", l, s.version(), e);
-                }
-            }
-            synchronized (pendingChanges) {
-                pendingChanges.pollFirst();
-                if (pendingChanges.isEmpty()) {
-                    return;
-                }
+    private void deliver(ClusterState s) {
+        ClusterView view = new StateView(s);
+        for (ClusterListener l : listeners) {
+            try {
+                l.changed(view, s.version());
+            } catch (RuntimeException e) {
+                LOG.warn("cluster listener {} failed on version {}", l, s.version(), e);
             }
         }
     }

@@ -217,6 +217,15 @@ class RaftMetadataClusterTest {
                 .havingRootCause().withMessageContaining("bad_request").withMessageContaining("epoch 2, not 1");
         // the promoted quorum shard stays with its new leader
         assertThat(back.placement(quorumKey).orElseThrow().leader()).isEqualTo(survivors.get(1));
+
+        // a planned hand-off by the recorded leader to an up replica
+        ShardPlacement handed = back.handOff(leaderKey, 2, survivors.get(0)).get(5, TimeUnit.SECONDS);
+        assertThat(handed.leader()).isEqualTo(survivors.get(0));
+        assertThat(handed.epoch()).isEqualTo(3);
+        await().atMost(WAIT).untilAsserted(() -> assertThat(observer.placement(leaderKey)).contains(handed));
+        // only the recorded leader may hand off
+        assertThat(back.handOff(leaderKey, 3, survivors.get(1))).failsWithin(5, TimeUnit.SECONDS)
+                .withThrowableThat().havingRootCause().withMessageContaining("is not the leader");
     }
 
     @Test
