@@ -7,7 +7,9 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * How a node takes part in a cluster. Every value is checked when the record is built (by the constructor, so
+ * How a node takes part in a cluster. Immutable and thread-safe; the {@link Builder} is for one thread.
+ *
+ * <p>Every value is checked when the record is built (by the constructor, so
  * {@link Builder#build()} and a direct construction agree); a bad one throws {@link IllegalArgumentException}
  * whose message names the setting (the names of the {@code felix server} configuration, e.g.
  * {@code cluster_bootstrap and cluster_join are exclusive}) and the way out.

@@ -22,7 +22,8 @@ import java.util.Objects;
  * <p><b>Rules.</b>
  * <ul>
  *   <li>Liveness. A node is silent from {@code max(last heartbeat, leaderSince, registered)}: a new leader
- *       grants every node a full failure timeout of grace, and so does a (re-)registration. An {@code UP} node silent for the failure timeout is set {@code DOWN};
+ *       grants every node a full failure timeout of grace, and so does a (re-)registration. An {@code UP}
+ *       node silent for the failure timeout is set {@code DOWN};
  *       a {@code DOWN} node heard again (same incarnation, after {@code leaderSince}, within the timeout) is set
  *       {@code UP}.</li>
  *   <li>Only the committed state counts: a unit is failed over once its leader's {@code DOWN} is committed, on a

@@ -3,7 +3,7 @@ package dev.felix.cluster.metadata;
 import java.util.Objects;
 
 /**
- * Where other nodes and clients reach this node, as it registers itself in cluster metadata
+ * Immutable. Where other nodes and clients reach this node, as it registers itself in cluster metadata
  * ({@link dev.felix.cluster.NodeInfo#clientAddress()}, {@link dev.felix.cluster.NodeInfo#peerAddress()}).
  *
  * @param client {@code host:port} of its client QUIC endpoint (what {@code not_leader} redirects name)

@@ -105,6 +105,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     /** Raft election timeout range (a leader unheard for this long is replaced). */
     static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(400);
     static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(800);
+    /** How long one attempt of a Raft client request may take before it is retried. */
+    static final Duration CLIENT_ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
     /** Sleep between retries of the Raft client. */
     static final Duration RETRY_SLEEP = Duration.ofMillis(100);
     /** Changes a slow listener may fall behind before deliveries are coalesced to the latest state. */
@@ -335,8 +337,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     private RaftClient newClient(RaftGroup group, RetryPolicy retry) {
         RaftProperties p = new RaftProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(
-                Math.min(3000, settings.requestTimeout().toMillis()), TimeUnit.MILLISECONDS));
+        // Short per-attempt timeouts: the first request after a leader change is retried (at the same call id,
+        // so the Raft leader's retry cache never applies it twice) instead of waiting out Ratis' 3 s default.
+        long attempt = Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.requestTimeout().toMillis());
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attempt, TimeUnit.MILLISECONDS));
         return RaftClient.newBuilder()
                 .setClientId(ClientId.randomId())
                 .setRaftGroup(group)

@@ -16,13 +16,15 @@ import java.util.function.ToDoubleFunction;
  * <table>
  *   <caption>Meters</caption>
  *   <tr><th>name</th><th>type</th><th>meaning</th></tr>
- *   <tr><td>{@code felix_raft_leader}</td><td>gauge</td><td>1 while this node leads the metadata group, else 0</td></tr>
+ *   <tr><td>{@code felix_raft_leader}</td><td>gauge</td><td>1 while this node leads the metadata group, else
+ *       0</td></tr>
  *   <tr><td>{@code felix_raft_term}</td><td>gauge</td><td>this node's current Raft term</td></tr>
  *   <tr><td>{@code felix_raft_commit_index}</td><td>gauge</td><td>highest metadata log index known committed</td></tr>
  *   <tr><td>{@code felix_raft_applied_index}</td><td>gauge</td><td>highest metadata log index applied here</td></tr>
  *   <tr><td>{@code felix_raft_log_entries_appended_total}</td><td>counter</td><td>entries appended to this node's
  *       metadata log since it started (growth of its last log index)</td></tr>
- *   <tr><td>{@code felix_raft_snapshots_total}</td><td>counter</td><td>metadata snapshots written by this node</td></tr>
+ *   <tr><td>{@code felix_raft_snapshots_total}</td><td>counter</td><td>metadata snapshots written by this
+ *       node</td></tr>
  *   <tr><td>{@code felix_raft_heartbeats_received_total}</td><td>counter</td><td>node heartbeats this node received
  *       as Raft leader</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions

@@ -56,7 +56,8 @@ class ClusterSettingsTest {
         assertThatThrownBy(() -> ClusterSettings.builder().join("h:x")).hasMessageContaining("cluster_join: port 'x'");
         assertThatThrownBy(() -> valid().raftBind("0.0.0.0:7000").build())
                 .hasMessageContaining("raft_bind 0.0.0.0:7000 must name an address other nodes can dial");
-        assertThatThrownBy(() -> valid().raftBind((HostPort) null).build()).hasMessageStartingWith("raft_bind is required");
+        assertThatThrownBy(() -> valid().raftBind((HostPort) null).build())
+                .hasMessageStartingWith("raft_bind is required");
         assertThatThrownBy(() -> valid().bootstrap(false).join("h:0").build())
                 .hasMessageContaining("cluster_join h:0 must name a member's Raft port");
         assertThat(HostPort.parse("x", "[::1]:7000")).isEqualTo(new HostPort("::1", 7000));
@@ -73,7 +74,8 @@ class ClusterSettingsTest {
         assertThatThrownBy(() -> valid().requestTimeout(Duration.ZERO)).hasMessageStartingWith(
                 "cluster_request_timeout must be positive");
         assertThatThrownBy(() -> valid().requestTimeout(Duration.ofSeconds(9)).startTimeout(Duration.ofSeconds(8))
-                .build()).hasMessageContaining("cluster_start_timeout (8000ms) must be at least cluster_request_timeout");
+                .build())
+                .hasMessageContaining("cluster_start_timeout (8000ms) must be at least cluster_request_timeout");
     }
 
     @Test

@@ -233,7 +233,8 @@ class ClusterStateTest {
         StreamConfig one = new StreamConfig(1, true, StreamConfig.Fsync.PERIODIC, 0, null, Consistency.LEADER, 1);
         List<String> leaders = new java.util.ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            StreamRecord r = (StreamRecord) log.done(new Command.CreateStream(new StreamName("t1", "ns", "s" + i), one));
+            StreamRecord r = (StreamRecord) log.done(
+                    new Command.CreateStream(new StreamName("t1", "ns", "s" + i), one));
             leaders.add(placement(log, ShardKey.stream(r.uid(), 0)).leader());
         }
         assertThat(leaders).containsExactly("a", "b", "c");
@@ -257,10 +258,12 @@ class ClusterStateTest {
     @Test
     void defaultReplicasIsMinOfThreeAndUpNodes() {
         Log log = cluster("a", "b", "c", "d", "e");
-        StreamRecord r = (StreamRecord) log.done(new Command.CreateStream(S, QUORUM3.withReplication(Consistency.QUORUM, 0)));
+        StreamRecord r = (StreamRecord) log.done(
+                new Command.CreateStream(S, QUORUM3.withReplication(Consistency.QUORUM, 0)));
         assertThat(placement(log, ShardKey.stream(r.uid(), 0)).replicas()).hasSize(3);
         Log small = cluster("a");
-        StreamRecord s = (StreamRecord) small.done(new Command.CreateStream(S, QUORUM3.withReplication(Consistency.QUORUM, 0)));
+        StreamRecord s = (StreamRecord) small.done(
+                new Command.CreateStream(S, QUORUM3.withReplication(Consistency.QUORUM, 0)));
         assertThat(placement(small, ShardKey.stream(s.uid(), 0)).replicas()).containsExactly("a");
     }
 
@@ -290,7 +293,8 @@ class ClusterStateTest {
         assertThat(l.key().shard()).isZero();
 
         // caches follow the same create/delete rules
-        assertThat(log.done(new Command.CreateCache(new CacheName("t1", "ns", "m"), CacheConfig.memory()))).isEqualTo(mem);
+        assertThat(log.done(new Command.CreateCache(new CacheName("t1", "ns", "m"), CacheConfig.memory())))
+                .isEqualTo(mem);
         log.refused(new Command.CreateCache(new CacheName("t1", "ns", "m"), CacheConfig.log(StreamConfig.Fsync.NONE)),
                 ErrorCode.ALREADY_EXISTS, "different definition (memory)");
         log.refused(new Command.CreateCache(new CacheName("t9", "ns", "m"), CacheConfig.memory()), ErrorCode.NOT_FOUND,
@@ -349,7 +353,8 @@ class ClusterStateTest {
     @Test
     void setUnavailable_keepsLeaderAndEpoch_andIsACompareAndSet() {
         Log log = cluster("a", "b", "c");
-        StreamRecord r = (StreamRecord) log.done(new Command.CreateStream(S, QUORUM3.withReplication(Consistency.LEADER, 3)));
+        StreamRecord r = (StreamRecord) log.done(
+                new Command.CreateStream(S, QUORUM3.withReplication(Consistency.LEADER, 3)));
         ShardKey key = ShardKey.stream(r.uid(), 0);
         String leader = placement(log, key).leader();
         ShardPlacement p = (ShardPlacement) log.done(new Command.SetUnavailable(key, 1, FailoverDecider.LEADER_GONE));
@@ -366,7 +371,8 @@ class ClusterStateTest {
     @Test
     void handOff_fromTheRecordedLeaderToAnUpReplica() {
         Log log = cluster("a", "b", "c");
-        StreamRecord r = (StreamRecord) log.done(new Command.CreateStream(S, QUORUM3.withReplication(Consistency.LEADER, 2)));
+        StreamRecord r = (StreamRecord) log.done(
+                new Command.CreateStream(S, QUORUM3.withReplication(Consistency.LEADER, 2)));
         ShardKey key = ShardKey.stream(r.uid(), 0);
         ShardPlacement p0 = placement(log, key);
         String leader = p0.leader();
@@ -391,7 +397,8 @@ class ClusterStateTest {
     @Test
     void resumeLeadership_onlyByTheRecordedLeader_whenUp_atTheExpectedEpoch() {
         Log log = cluster("a", "b", "c");
-        StreamRecord r = (StreamRecord) log.done(new Command.CreateStream(S, QUORUM3.withReplication(Consistency.LEADER, 3)));
+        StreamRecord r = (StreamRecord) log.done(
+                new Command.CreateStream(S, QUORUM3.withReplication(Consistency.LEADER, 3)));
         ShardKey key = ShardKey.stream(r.uid(), 0);
         String leader = placement(log, key).leader();
         String other = placement(log, key).followers().get(0);

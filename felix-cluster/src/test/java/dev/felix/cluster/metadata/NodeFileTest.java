@@ -40,7 +40,8 @@ class NodeFileTest {
     void settingsThatDisagreeFailNamingTheSetting() throws Exception {
         NodeFile first = NodeFile.loadOrCreate(dir, settings().build());
         assertThatThrownBy(() -> NodeFile.loadOrCreate(dir, settings().nodeId("n2").build()))
-                .isInstanceOfSatisfying(FelixException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BAD_REQUEST))
+                .isInstanceOfSatisfying(FelixException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.BAD_REQUEST))
                 .hasMessageContaining("node_id 'n2' differs from 'n1'");
         assertThatThrownBy(() -> NodeFile.loadOrCreate(dir, settings().clusterName("other").build()))
                 .hasMessageContaining("cluster_name 'other' differs from 'felix'");
@@ -66,7 +67,8 @@ class NodeFileTest {
                 .tls(ClusterTls.Settings.selfIssued(ca.cert(), ca.key())).dataDir(dir.resolve("data")).build();
         assertThatThrownBy(() -> RaftMetadata.start(neither, NodeAddresses.of("127.0.0.1:1", "127.0.0.1:2"),
                 dev.felix.cluster.ReplicaReporter.NONE, null))
-                .isInstanceOfSatisfying(FelixException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.BAD_REQUEST))
+                .isInstanceOfSatisfying(FelixException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.BAD_REQUEST))
                 .hasMessageContaining("start it with cluster_bootstrap")
                 .hasMessageContaining("or cluster_join HOST:PORT");
     }

@@ -98,8 +98,8 @@ class RaftMetadataClusterTest {
                 .failsWithin(5, TimeUnit.SECONDS).withThrowableThat()
                 .havingRootCause().withMessageContaining("already_exists");
 
-        CacheRecord cache = n1.createCache(new CacheName("t1", "ns", "config"), CacheConfig.log(StreamConfig.Fsync.PERIODIC))
-                .get(5, TimeUnit.SECONDS);
+        CacheRecord cache = n1.createCache(new CacheName("t1", "ns", "config"),
+                CacheConfig.log(StreamConfig.Fsync.PERIODIC)).get(5, TimeUnit.SECONDS);
         await().atMost(WAIT).untilAsserted(() -> {
             for (RaftMetadata m : all) {
                 assertThat(m.placement(ShardKey.cache(cache.uid()))).hasValueSatisfying(p -> {

@@ -81,8 +81,8 @@ class ClusterTlsTest {
     @Test
     void load_namesMissingFilesAndWrongKeys() throws Exception {
         assertThatThrownBy(() -> ClusterTls.load(ClusterTls.Settings.selfIssued(dir.resolve("nope.pem"), ca.key()),
-                "n1", List.of(), dir.resolve("tls"))).hasMessageStartingWith("cluster_ca_cert " + dir.resolve("nope.pem")
-                + " does not exist");
+                "n1", List.of(), dir.resolve("tls")))
+                .hasMessageStartingWith("cluster_ca_cert " + dir.resolve("nope.pem") + " does not exist");
         ClusterTls.CaFiles other = ClusterTls.createCa(dir.resolve("other"));
         assertThatThrownBy(() -> ClusterTls.load(ClusterTls.Settings.selfIssued(ca.cert(), other.key()), "n1",
                 List.of(), dir.resolve("tls"))).hasMessageContaining("cluster_ca_key " + other.key()
@@ -132,8 +132,8 @@ class ClusterTlsTest {
                 .isInstanceOf(CertificateRefusedException.class)
                 .hasMessage("the client certificate 'CN=rogue' (issued by '"
                         + rogue.caCertificate().getSubjectX500Principal().getName()
-                        + "') does not chain to the cluster CA '" + tls.caCertificate().getSubjectX500Principal().getName()
-                        + "'");
+                        + "') does not chain to the cluster CA '"
+                        + tls.caCertificate().getSubjectX500Principal().getName() + "'");
         // a rogue chain that appends the real CA certificate is refused too
         X509Certificate[] smuggled = {bad[0], tls.caCertificate()};
         assertThatThrownBy(() -> tls.trustManager().checkServerTrusted(smuggled, "ECDHE_ECDSA"))
