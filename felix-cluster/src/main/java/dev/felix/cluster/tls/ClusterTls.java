@@ -226,7 +226,9 @@ public final class ClusterTls {
     // ------------------------------------------------------------------ loading
 
     /**
-     * Loads this node's identity as {@code settings} say. With {@code caKey}, a certificate for {@code nodeId}
+     * Loads this node's identity as {@code settings} say. A given certificate must be issued by the CA, match its
+     * key and name every one of {@code hosts} (peers check the name of the host they dial). With {@code caKey},
+     * a certificate for {@code nodeId}
      * and {@code hosts} is issued into {@code tlsDir} on first use and reused afterwards (reissued when it
      * expires within 30 days or no longer names {@code nodeId} and every host). Every failure names the setting
      * and the file.
@@ -249,6 +251,14 @@ public final class ClusterTls {
             if (!keyMatches(node.privateKey(), leaf)) {
                 throw new TlsException(Settings.NODE_KEY + " " + settings.nodeKey() + " is not the key of "
                         + Settings.NODE_CERT + " " + settings.nodeCert(), null);
+            }
+            Set<String> sans = subjectAlternativeNames(leaf);
+            for (String host : hosts) {
+                if (!sans.contains(normalize(host))) {
+                    throw new TlsException(Settings.NODE_CERT + " " + settings.nodeCert() + " does not name " + host
+                            + " (its subject alternative names are " + sans + "): peers dial this node there and"
+                            + " check the name; issue it a certificate that names " + host, null);
+                }
             }
             return new ClusterTls(ca, withCa(node.chain(), ca), node.privateKey());
         }

@@ -274,6 +274,9 @@ class RaftMetadataClusterTest {
         await().atMost(WAIT).until(() -> n3.stream(before.name()).isPresent());
         long snapshot = n3.takeSnapshot();
         assertThat(snapshot).isPositive();
+        var n3Meters = nodes.registries.get("n3");
+        assertThat(n3Meters.get("felix.raft.snapshots").functionCounter().count()).isEqualTo(1.0);
+        assertThat(n3Meters.get("felix.raft.log.entries.appended").functionCounter().count()).isPositive();
         StreamRecord after = n1.createStream(new StreamName("t1", "ns", "after"), StreamConfig.ephemeral())
                 .get(5, TimeUnit.SECONDS);
         await().atMost(WAIT).until(() -> n3.stream(after.name()).isPresent());

@@ -92,6 +92,9 @@ class ClusterTlsTest {
         assertThatThrownBy(() -> ClusterTls.load(ClusterTls.Settings.issued(ca.cert(), n1.cert(), n2.key()), "n1",
                 List.of(), dir.resolve("tls"))).hasMessage("cluster_node_key " + n2.key() + " is not the key of"
                 + " cluster_node_cert " + n1.cert());
+        assertThatThrownBy(() -> ClusterTls.load(ClusterTls.Settings.issued(ca.cert(), n1.cert(), n1.key()), "n1",
+                List.of("10.1.2.3"), dir.resolve("tls")))
+                .hasMessageStartingWith("cluster_node_cert " + n1.cert() + " does not name 10.1.2.3");
         ClusterTls.NodeFiles leafOnly = ClusterTls.issueNode(dir.resolve("ca"), "n1", List.of(), dir.resolve("n1"));
         assertThatThrownBy(() -> ClusterTls.load(ClusterTls.Settings.selfIssued(leafOnly.cert(), ca.key()), "n1",
                 List.of(), dir.resolve("tls"))).hasMessageContaining("is not a CA certificate");
