@@ -1,9 +1,9 @@
 package dev.felix.cluster.metadata;
 
-import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * What this node heard from every node's heartbeats while it was the Raft leader: when, at which incarnation,
@@ -11,19 +11,27 @@ import java.util.concurrent.atomic.LongAdder;
  * ({@link FailoverDecider}).
  *
  * <p><b>Threads.</b> Thread-safe: Ratis query threads record, the decider thread reads a copy.
+ *
+ * <p><b>Time</b> comes from a monotonic millisecond source (in production {@code System.nanoTime() / 1e6}), so a
+ * wall-clock step can neither declare a node down nor hide a silent one.
  */
 final class Liveness {
 
-    private final Clock clock;
+    private final LongSupplier millis;
     private final ConcurrentHashMap<String, FailoverDecider.Heard> heard = new ConcurrentHashMap<>();
     private final LongAdder received = new LongAdder();
 
-    Liveness(Clock clock) {
-        this.clock = clock;
+    Liveness(LongSupplier millis) {
+        this.millis = millis;
+    }
+
+    /** A monotonic source: {@link System#nanoTime()} in milliseconds. */
+    static Liveness monotonic() {
+        return new Liveness(() -> System.nanoTime() / 1_000_000);
     }
 
     void record(Heartbeat h) {
-        heard.put(h.nodeId(), new FailoverDecider.Heard(clock.millis(), h.incarnation(), h.reports()));
+        heard.put(h.nodeId(), new FailoverDecider.Heard(millis.getAsLong(), h.incarnation(), h.reports()));
         received.increment();
     }
 
@@ -32,7 +40,7 @@ final class Liveness {
     }
 
     long nowMillis() {
-        return clock.millis();
+        return millis.getAsLong();
     }
 
     /** Heartbeats received (as leader) since start. */

@@ -25,7 +25,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -147,7 +146,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final java.util.HashMap<String, long[]> incarnationSeen = new java.util.HashMap<>();
 
     private RaftMetadata(ClusterSettings settings, NodeAddresses addresses, NodeFile node, ClusterTls tls,
-                         ReplicaReporter reporter, MeterRegistry registry, Clock clock) {
+                         ReplicaReporter reporter, MeterRegistry registry) {
         this.settings = settings;
         this.addresses = addresses;
         this.node = node;
@@ -157,7 +156,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         this.groupId = groupId(settings.clusterName());
         this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.raftAddress().toString()).build();
         this.parameters = RaftTls.parameters(tls);
-        this.liveness = new Liveness(clock);
+        this.liveness = Liveness.monotonic();
         this.stateMachine = new MetadataStateMachine(settings.nodeId(), liveness, this::changed);
         this.registry = registry;
         this.metrics = new RaftMetrics(null, new MetricSource());
@@ -178,6 +177,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      * its Raft storage and latest snapshot. Registers the node (its addresses, a new random incarnation, status
      * up) and returns once it is a member and has applied the log up to its registration.
      *
+     * <p>Blocks the caller (never call it on an event loop). Registration needs a metadata quorum: a node of an
+     * existing cluster returns only once a majority of the members is up, so when a whole cluster restarts,
+     * start its nodes concurrently (separate processes do).
+     *
      * @param reporter this node's replica reports, sent with every heartbeat (called on the heartbeat thread)
      * @param registry where {@code felix_raft_*} meters go; null for none
      * @throws FelixException {@code bad_request} for settings that disagree with the data dir or the TLS files
@@ -187,11 +190,6 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      */
     public static RaftMetadata start(ClusterSettings settings, NodeAddresses addresses, ReplicaReporter reporter,
                                      MeterRegistry registry) throws FelixException {
-        return start(settings, addresses, reporter, registry, Clock.systemUTC());
-    }
-
-    static RaftMetadata start(ClusterSettings settings, NodeAddresses addresses, ReplicaReporter reporter,
-                              MeterRegistry registry, Clock clock) throws FelixException {
         Objects.requireNonNull(settings, "settings");
         Objects.requireNonNull(addresses, "addresses");
         Objects.requireNonNull(reporter, "reporter");
@@ -203,7 +201,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         } catch (TlsException e) {
             throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
         }
-        RaftMetadata m = new RaftMetadata(settings, addresses, node, tls, reporter, registry, clock);
+        RaftMetadata m = new RaftMetadata(settings, addresses, node, tls, reporter, registry);
         try {
             m.startRaft();
             return m;

@@ -52,7 +52,8 @@
  * raft/&lt;group uuid&gt;/sm/            snapshots: snapshot.&lt;term&gt;_&lt;index&gt; (JSON) and .md5
  * </pre>
  * Snapshots are taken automatically every {@value dev.felix.cluster.metadata.RaftMetadata#SNAPSHOT_EVERY_ENTRIES}
- * applied entries (the log they cover is then purged), or on demand ({@code RaftMetadata.takeSnapshot()}).
+ * applied entries, when a node stops, or on demand ({@code RaftMetadata.takeSnapshot()}); the two newest are kept
+ * and closed log segments a snapshot covers are purged.
  *
  * <h2>Transport</h2>
  * Raft RPC runs on ratis-grpc with mutual TLS 1.3 against the cluster CA ({@code RaftTls},

@@ -27,7 +27,7 @@ class FailoverDeciderTest {
     private static final long TIMEOUT = 3000;
 
     private final ManualClock clock = new ManualClock();
-    private final Liveness liveness = new Liveness(clock);
+    private final Liveness liveness = new Liveness(clock::millis);
     private final Map<String, Long> registered = new HashMap<>();
     private ClusterState state = ClusterState.EMPTY;
     private long index;
