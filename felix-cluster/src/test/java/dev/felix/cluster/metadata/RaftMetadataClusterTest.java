@@ -297,6 +297,45 @@ class RaftMetadataClusterTest {
     }
 
     @Test
+    void wholeClusterStoppedAndStartedConcurrently_recoversItsMetadata() throws Exception {
+        List<RaftMetadata> all = nodes.cluster(3);
+        all.get(0).createTenant("t1").get(5, TimeUnit.SECONDS);
+        StreamRecord kept = all.get(1).createStream(ORDERS,
+                new StreamConfig(2, true, StreamConfig.Fsync.ON_COMMIT, 0, null, Consistency.QUORUM, 3))
+                .get(5, TimeUnit.SECONDS);
+        await().atMost(WAIT).until(() -> all.stream().allMatch(m -> m.stream(ORDERS).isPresent()));
+        List<ShardPlacement> before = all.get(0).placements();
+        for (String id : List.of("n1", "n2", "n3")) {
+            nodes.stop(id);
+        }
+        // every start needs a quorum, so they must run at the same time
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(3);
+        try {
+            List<java.util.concurrent.Future<RaftMetadata>> starts = new java.util.ArrayList<>();
+            for (String id : List.of("n1", "n2", "n3")) {
+                starts.add(pool.submit(() -> nodes.restart(id)));
+            }
+            for (var f : starts) {
+                RaftMetadata m = f.get(30, TimeUnit.SECONDS);
+                assertThat(m.stream(ORDERS)).contains(kept);
+                // the same units on the same replicas (leaders may have been failed over while the nodes stopped
+                // one after another)
+                assertThat(m.placements()).extracting(ShardPlacement::key, ShardPlacement::replicas)
+                        .isEqualTo(before.stream().map(p -> org.assertj.core.groups.Tuple.tuple(p.key(), p.replicas()))
+                                .toList());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        await().atMost(WAIT).untilAsserted(() -> {
+            for (RaftMetadata m : nodes.running.values()) {
+                assertThat(m.nodes()).hasSize(3).allMatch(NodeInfo::up);
+            }
+        });
+        nodes.node("n3").createTenant("t2").get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
     void secondNodeWithAnIdThatIsAlreadyAMember_isRefused() throws Exception {
         List<RaftMetadata> all = nodes.cluster(2);
         RaftMetadata n1 = all.get(0);
