@@ -102,8 +102,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      */
     public static final long SNAPSHOT_EVERY_ENTRIES = 1024;
     /** Raft election timeout range (a leader unheard for this long is replaced). */
-    static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(400);
-    static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(800);
+    static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(500);
+    static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1000);
     /** How long one attempt of a Raft client request may take before it is retried. */
     static final Duration CLIENT_ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
     /** Sleep between retries of the Raft client. */

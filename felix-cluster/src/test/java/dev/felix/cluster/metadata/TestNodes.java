@@ -98,7 +98,10 @@ final class TestNodes implements AutoCloseable {
         return m;
     }
 
-    /** Bootstraps n1 and joins n2..n{count} through it. */
+    /**
+     * Bootstraps n1 and joins n2..n{count} through it; returns once every node sees every node up and in the Raft
+     * configuration.
+     */
     List<RaftMetadata> cluster(int count) throws FelixException {
         List<RaftMetadata> out = new ArrayList<>();
         RaftMetadata first = bootstrap("n1");
@@ -106,6 +109,9 @@ final class TestNodes implements AutoCloseable {
         for (int i = 2; i <= count; i++) {
             out.add(join("n" + i, first));
         }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> out.stream().allMatch(m ->
+                m.nodes().size() == count && m.nodes().stream().allMatch(dev.felix.cluster.NodeInfo::up)
+                        && m.raftStatus().members().size() == count));
         return out;
     }
 
