@@ -972,8 +972,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         @Override
         public long lastLogIndex() {
             try {
-                var last = division().getRaftLog().getLastEntryTermIndex();
-                return last == null ? -1 : last.getIndex();
+                // next index - 1: right also when a snapshot purged every entry of the log
+                return division().getRaftLog().getNextIndex() - 1;
             } catch (IOException | RuntimeException e) {
                 return -1;
             }

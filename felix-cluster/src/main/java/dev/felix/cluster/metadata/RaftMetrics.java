@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
@@ -70,7 +71,9 @@ final class RaftMetrics implements AutoCloseable {
         gauge("felix.raft.commit.index", "highest metadata log index known committed", source, s -> s.commitIndex());
         gauge("felix.raft.applied.index", "highest metadata log index applied here", source, s -> s.appliedIndex());
         long startIndex = Math.max(0, source.lastLogIndex());
-        LongSupplier appended = () -> Math.max(0, source.lastLogIndex() - startIndex);
+        AtomicLong most = new AtomicLong();
+        // monotonic, as a counter must be: a failed read (-1) or a truncated log never makes it go back
+        LongSupplier appended = () -> most.accumulateAndGet(source.lastLogIndex() - startIndex, Math::max);
         meters.add(FunctionCounter.builder("felix.raft.log.entries.appended", appended, LongSupplier::getAsLong)
                 .description("entries appended to this node's metadata log since it started").register(registry));
         meters.add(FunctionCounter.builder("felix.raft.snapshots", source, Source::snapshotsTaken)
