@@ -1,0 +1,143 @@
+package dev.felix.cluster.metadata;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+
+/**
+ * {@code <data>/cluster/node.json}: who this data dir is in the cluster. Written once, on the first start, and
+ * checked at every later one:
+ * <pre>
+ * {"format":1, "node_id":"node-1", "instance_id":"…uuid…", "cluster_name":"felix", "raft_address":"127.0.0.1:7001"}
+ * </pre>
+ * {@code instance_id} is generated once per data dir: the cluster refuses a second data dir that claims the
+ * same node id. {@code raft_address} is the Raft endpoint other members know this node by; a {@code raft_bind}
+ * with port 0 picks a free port on the first start and reuses it afterwards. A start whose settings disagree
+ * (another node id, cluster name or Raft address) fails naming the setting.
+ *
+ * <p>Written atomically (temporary file, fsync, rename, fsync of the directory). Not thread-safe: used once,
+ * by the start.
+ *
+ * @param nodeId      {@code node_id}
+ * @param instanceId  this data dir's identity
+ * @param clusterName {@code cluster_name}
+ * @param raftAddress the Raft endpoint, with the port chosen
+ */
+record NodeFile(String nodeId, String instanceId, String clusterName, HostPort raftAddress) {
+
+    static final String FILE = "node.json";
+    private static final int FORMAT = 1;
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** Reads {@code node.json} in {@code clusterDir}, or creates it for a first start. */
+    static NodeFile loadOrCreate(Path clusterDir, ClusterSettings settings) throws FelixException {
+        Path file = clusterDir.resolve(FILE);
+        if (Files.exists(file)) {
+            NodeFile stored = read(file);
+            stored.check(settings, file);
+            return stored;
+        }
+        HostPort bind = settings.raftBind();
+        int port = bind.port() != 0 ? bind.port() : freePort(bind);
+        NodeFile created = new NodeFile(settings.nodeId(), UUID.randomUUID().toString(), settings.clusterName(),
+                new HostPort(bind.host(), port));
+        created.write(clusterDir);
+        return created;
+    }
+
+    private void check(ClusterSettings s, Path file) throws FelixException {
+        if (!nodeId.equals(s.nodeId())) {
+            throw bad(ClusterSettings.NODE_ID + " '" + s.nodeId() + "' differs from '" + nodeId + "', the id this"
+                    + " data directory was created with (" + file + "): start it with " + ClusterSettings.NODE_ID
+                    + " " + nodeId + ", or give the new node its own " + ClusterSettings.DATA_DIR);
+        }
+        if (!clusterName.equals(s.clusterName())) {
+            throw bad(ClusterSettings.CLUSTER_NAME + " '" + s.clusterName() + "' differs from '" + clusterName
+                    + "', the cluster this data directory belongs to (" + file + "): start it with "
+                    + ClusterSettings.CLUSTER_NAME + " " + clusterName + ", or use another "
+                    + ClusterSettings.DATA_DIR);
+        }
+        HostPort bind = s.raftBind();
+        if (!bind.host().equals(raftAddress.host()) || (bind.port() != 0 && bind.port() != raftAddress.port())) {
+            throw bad(ClusterSettings.RAFT_BIND + " " + bind + " differs from " + raftAddress + ", the Raft address"
+                    + " the other members know this node by (" + file + "): start it with "
+                    + ClusterSettings.RAFT_BIND + " " + raftAddress + " (or port 0, which reuses "
+                    + raftAddress.port() + ")");
+        }
+    }
+
+    private static NodeFile read(Path file) throws FelixException {
+        try {
+            JsonNode n = MAPPER.readTree(Files.readAllBytes(file));
+            if (n == null || !n.isObject() || n.path("format").asInt(-1) != FORMAT) {
+                throw bad(file + " is not a node file of format " + FORMAT);
+            }
+            String node = n.path("node_id").asText(null);
+            String instance = n.path("instance_id").asText(null);
+            String cluster = n.path("cluster_name").asText(null);
+            String raft = n.path("raft_address").asText(null);
+            if (node == null || instance == null || cluster == null || raft == null) {
+                throw bad(file + " lacks node_id, instance_id, cluster_name or raft_address");
+            }
+            return new NodeFile(node, instance, cluster, HostPort.parse("raft_address in " + file, raft));
+        } catch (IOException | IllegalArgumentException e) {
+            throw bad("cannot read " + file + ": " + e.getMessage());
+        }
+    }
+
+    private void write(Path clusterDir) throws FelixException {
+        Path file = clusterDir.resolve(FILE);
+        try {
+            Files.createDirectories(clusterDir);
+            ObjectNode n = MAPPER.createObjectNode();
+            n.put("format", FORMAT);
+            n.put("node_id", nodeId);
+            n.put("instance_id", instanceId);
+            n.put("cluster_name", clusterName);
+            n.put("raft_address", raftAddress.toString());
+            byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(n);
+            Path tmp = clusterDir.resolve(FILE + ".tmp");
+            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                    StandardOpenOption.TRUNCATE_EXISTING)) {
+                ch.write(ByteBuffer.wrap(bytes));
+                ch.force(true);
+            }
+            Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel dir = FileChannel.open(clusterDir, StandardOpenOption.READ)) {
+                dir.force(true);
+            }
+        } catch (IOException e) {
+            throw new FelixException(ErrorCode.UNAVAILABLE, "cannot write " + file + ": " + e.getMessage()
+                    + " (is " + ClusterSettings.DATA_DIR + " writable?)");
+        }
+    }
+
+    /** A port free on {@code bind}'s host now (the Raft server binds it a moment later). */
+    private static int freePort(HostPort bind) throws FelixException {
+        try (ServerSocket s = new ServerSocket()) {
+            s.setReuseAddress(true);
+            s.bind(new InetSocketAddress(InetAddress.getByName(bind.host()), 0));
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw bad(ClusterSettings.RAFT_BIND + " " + bind + ": cannot bind a port on " + bind.host() + ": "
+                    + e.getMessage());
+        }
+    }
+
+    private static FelixException bad(String message) {
+        return new FelixException(ErrorCode.BAD_REQUEST, message);
+    }
+}

@@ -1,0 +1,992 @@
+package dev.felix.cluster.metadata;
+
+import dev.felix.cluster.ClusterControl;
+import dev.felix.cluster.ClusterListener;
+import dev.felix.cluster.ClusterView;
+import dev.felix.cluster.NodeInfo;
+import dev.felix.cluster.ReplicaReport;
+import dev.felix.cluster.ReplicaReporter;
+import dev.felix.cluster.ShardKey;
+import dev.felix.cluster.ShardPlacement;
+import dev.felix.cluster.tls.ClusterTls;
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixException;
+import dev.felix.core.StreamConfig;
+import dev.felix.core.StreamName;
+import dev.felix.core.cache.CacheConfig;
+import dev.felix.core.cache.CacheName;
+import dev.felix.core.metadata.CacheRecord;
+import dev.felix.core.metadata.Metadata;
+import dev.felix.core.metadata.StreamRecord;
+import dev.felix.transport.TlsException;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cluster metadata replicated with Apache Ratis: one node's member of the metadata Raft group, serving the
+ * broker's {@link Metadata} (tenants, streams, caches), the node's {@link ClusterView} (members, liveness,
+ * placements) and {@link ClusterControl} (hand-off, resume). See the package documentation for the design.
+ *
+ * <p><b>Threads.</b> Thread-safe. Reads answer from the locally applied state (an immutable value behind a
+ * volatile field) and never block. Writes go through Raft and complete their future once the change is
+ * committed and applied on this node, on the {@code felix-cluster-callback} thread (do not block it on another
+ * metadata future); without a metadata quorum they fail with {@code unavailable} after
+ * {@link ClusterSettings#requestTimeout()}. Listeners are called on the {@code felix-cluster-listener} thread,
+ * in commit order. Heartbeats and the failover decider run on their own threads.
+ *
+ * <p><b>Lifecycle.</b> {@link #start} returns once this node is a member and has applied the metadata log up
+ * to its own registration (at least the leader's commit index when it joined); {@link #close()} stops
+ * heartbeats, the decider, the Raft client and the Raft server. A closed instance refuses writes with
+ * {@code unavailable}.
+ */
+public final class RaftMetadata implements Metadata, ClusterView, ClusterControl {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RaftMetadata.class);
+
+    /** Status reason of a {@code leader}-consistency unit whose leader is lost; clients get exactly this. */
+    public static final String LEADER_GONE = FailoverDecider.LEADER_GONE;
+    /** Status reason of a {@code quorum} unit whose leader is lost while too few replicas reported. */
+    public static final String NO_MAJORITY = FailoverDecider.NO_MAJORITY;
+    /**
+     * Ratis takes a snapshot automatically every this many applied log entries (and purges the log it covers).
+     * Heartbeats never enter the log, so this counts metadata changes: creates, deletes, registrations, liveness
+     * and leadership transitions.
+     */
+    public static final long SNAPSHOT_EVERY_ENTRIES = 1024;
+    /** Raft election timeout range (a leader unheard for this long is replaced). */
+    static final Duration ELECTION_TIMEOUT_MIN = Duration.ofMillis(500);
+    static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1000);
+    /** How long one attempt of a Raft client request may take before it is retried. */
+    static final Duration CLIENT_ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
+    /** Sleep between retries of the Raft client. */
+    static final Duration RETRY_SLEEP = Duration.ofMillis(100);
+    /** Changes a slow listener may fall behind before deliveries are coalesced to the latest state. */
+    static final int LISTENER_BACKLOG = 1024;
+
+    private final ClusterSettings settings;
+    private final NodeAddresses addresses;
+    private final NodeFile node;
+    private final ClusterTls tls;
+    private final ReplicaReporter reporter;
+    private final long incarnation;
+    private final RaftGroupId groupId;
+    private final RaftPeer self;
+    private final Parameters parameters;
+    private final Liveness liveness;
+    private final MetadataStateMachine stateMachine;
+    private final CopyOnWriteArrayList<ClusterListener> listeners = new CopyOnWriteArrayList<>();
+    private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
+    private final ChangeNotifier notifier = new ChangeNotifier(listenerThread, this::deliver, LISTENER_BACKLOG);
+    private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
+    private final ScheduledExecutorService heartbeats =
+            Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
+    private final ScheduledExecutorService decider =
+            Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-decider"));
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final AtomicBoolean heartbeatInFlight = new AtomicBoolean();
+    private volatile CompletableFuture<?> lastHeartbeat = CompletableFuture.completedFuture(null);
+    private final MeterRegistry registry;
+    private volatile RaftMetrics metrics;
+    private volatile RaftServer server;
+    private volatile RaftClient client;
+    private volatile RaftClient heartbeatClient;
+    /** Decider thread only: term of this node's current leadership (-1: not leading). */
+    private long leaderTerm = -1;
+    /** Decider thread only: when this leadership began. */
+    private long leaderSince;
+    /** Decider thread only: per node, the incarnation last seen in the state and when this node first saw it. */
+    private final java.util.HashMap<String, long[]> incarnationSeen = new java.util.HashMap<>();
+
+    private RaftMetadata(ClusterSettings settings, NodeAddresses addresses, NodeFile node, ClusterTls tls,
+                         ReplicaReporter reporter, MeterRegistry registry) {
+        this.settings = settings;
+        this.addresses = addresses;
+        this.node = node;
+        this.tls = tls;
+        this.reporter = reporter;
+        this.incarnation = new SecureRandom().nextLong() & Long.MAX_VALUE;
+        this.groupId = groupId(settings.clusterName());
+        this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.raftAddress().toString()).build();
+        this.parameters = RaftTls.parameters(tls);
+        this.liveness = Liveness.monotonic();
+        this.stateMachine = new MetadataStateMachine(settings.nodeId(), liveness, this::changed);
+        this.registry = registry;
+        this.metrics = new RaftMetrics(null, new MetricSource());
+    }
+
+    /** The Raft group id of cluster {@code clusterName}: a name-based UUID, the same on every node. */
+    static RaftGroupId groupId(String clusterName) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("felix-cluster:" + clusterName)
+                .getBytes(StandardCharsets.UTF_8)));
+    }
+
+    // ------------------------------------------------------------------ start
+
+    /**
+     * Starts this node's member of the metadata group: reads or creates {@code <data>/cluster/node.json}, loads
+     * or issues the node's TLS identity, starts the Raft server, then bootstraps a one-node cluster (first start
+     * with {@code cluster_bootstrap}), joins through {@code cluster_join} (first start otherwise) or restarts from
+     * its Raft storage and latest snapshot. Registers the node (its addresses, a new random incarnation, status
+     * up) and returns once it is a member and has applied the log up to its registration.
+     *
+     * <p>Blocks the caller (never call it on an event loop). Registration needs a metadata quorum: a node of an
+     * existing cluster returns only once a majority of the members is up, so when a whole cluster restarts,
+     * start its nodes concurrently (separate processes do).
+     *
+     * @param reporter this node's replica reports, sent with every heartbeat (called on the heartbeat thread)
+     * @param registry where {@code felix_raft_*} meters go; null for none
+     * @throws FelixException {@code bad_request} for settings that disagree with the data dir or the TLS files
+     *         (the message names the setting), {@code already_exists} when another data dir already registered
+     *         this node id, {@code unavailable} when no metadata quorum answered within
+     *         {@link ClusterSettings#startTimeout()}
+     */
+    public static RaftMetadata start(ClusterSettings settings, NodeAddresses addresses, ReplicaReporter reporter,
+                                     MeterRegistry registry) throws FelixException {
+        Objects.requireNonNull(settings, "settings");
+        Objects.requireNonNull(addresses, "addresses");
+        Objects.requireNonNull(reporter, "reporter");
+        NodeFile node = NodeFile.loadOrCreate(settings.clusterDir(), settings);
+        ClusterTls tls;
+        try {
+            tls = ClusterTls.load(settings.tls(), settings.nodeId(), List.of(node.raftAddress().host()),
+                    settings.clusterDir().resolve("tls"));
+        } catch (TlsException e) {
+            throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
+        }
+        RaftMetadata m = new RaftMetadata(settings, addresses, node, tls, reporter, registry);
+        try {
+            m.startRaft();
+            return m;
+        } catch (FelixException e) {
+            m.close();
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            m.close();
+            throw new FelixException(ErrorCode.UNAVAILABLE, "cluster metadata could not start: " + e);
+        }
+    }
+
+    private void startRaft() throws IOException, FelixException {
+        long deadline = System.nanoTime() + settings.startTimeout().toNanos();
+        Path raftDir = settings.clusterDir().resolve("raft");
+        boolean fresh = !Files.isDirectory(raftDir.resolve(groupId.getUuid().toString()));
+        if (fresh && !settings.bootstrap() && settings.join() == null) {
+            throw new FelixException(ErrorCode.BAD_REQUEST, "this node has no cluster state in " + raftDir
+                    + " yet: start it with " + ClusterSettings.BOOTSTRAP + " (the first node of a new cluster) or "
+                    + ClusterSettings.JOIN + " HOST:PORT (the " + ClusterSettings.RAFT_BIND + " of any member)");
+        }
+        RaftGroup initial = fresh && settings.bootstrap()
+                ? RaftGroup.valueOf(groupId, self) : RaftGroup.valueOf(groupId);
+        server = RaftServer.newBuilder()
+                .setServerId(self.getId())
+                .setGroup(initial)
+                .setStateMachine(stateMachine)
+                .setProperties(serverProperties(raftDir))
+                .setParameters(parameters)
+                .setOption(RaftStorage.StartupOption.RECOVER)
+                .build();
+        server.start();
+        List<RaftPeer> peers = confPeers();
+        boolean member = peers.stream().anyMatch(p -> p.getId().equals(self.getId())
+                && p.getAddress().equals(self.getAddress()));
+        boolean viaSeed = peers.isEmpty();
+        if (viaSeed && settings.join() == null) {
+            throw new FelixException(ErrorCode.BAD_REQUEST, "this node's Raft storage in " + raftDir + " holds no"
+                    + " membership (it never finished joining): start it with " + ClusterSettings.JOIN
+                    + " HOST:PORT");
+        }
+        RaftGroup clientGroup = viaSeed
+                ? RaftGroup.valueOf(groupId, RaftPeer.newBuilder().setId("join-seed")
+                        .setAddress(settings.join().toString()).build())
+                : RaftGroup.valueOf(groupId, peers);
+        client = newClient(clientGroup, writeRetry());
+        LOG.info("cluster metadata: node {} ({}), Raft {} at {}, {}", settings.nodeId(), tls.subject(),
+                groupId, self.getAddress(), fresh ? (settings.bootstrap() ? "bootstrapping a new cluster"
+                        : "joining through " + settings.join()) : "restarting from " + raftDir);
+
+        if (member && peers.size() == 1) {
+            // A one-node group: wait for it to elect itself rather than have the first request bounce.
+            awaitCondition(deadline, this::leaderReady, "elect itself leader of its one-node group");
+        }
+        // Heartbeat from now on, so that the leader hears this node from the moment it is registered.
+        heartbeatClient = newClient(clientGroup, RetryPolicies
+                .retryUpToMaximumCountWithFixedSleep(3, TimeDuration.valueOf(20, TimeUnit.MILLISECONDS)));
+        long hb = settings.heartbeatInterval().toMillis();
+        heartbeats.scheduleWithFixedDelay(this::heartbeat, 0, hb, TimeUnit.MILLISECONDS);
+        if (settings.bootstrap()) {
+            await(submit(new Command.InitCluster(settings.clusterName(), new SecureRandom().nextLong()), deadline,
+                    member), deadline, "initialise the cluster");
+        }
+        Committed registered = await(submit(new Command.RegisterNode(settings.nodeId(), node.instanceId(),
+                self.getAddress(), addresses.client().toString(), addresses.peer().toString(), incarnation),
+                deadline, member), deadline, "register node " + settings.nodeId());
+        if (registered.outcome() instanceof Outcome.Refused r) {
+            throw r.error().toException();
+        }
+        if (!member) {
+            addSelfToConfiguration(deadline);
+        }
+        awaitCondition(deadline, () -> confPeers().stream().anyMatch(p -> p.getId().equals(self.getId()))
+                && stateMachine.appliedIndex() >= registered.index(), "catch up with the metadata log");
+        if (viaSeed) {
+            // Clients that know every member, not only the one this node joined through.
+            RaftGroup members = RaftGroup.valueOf(groupId, confPeers());
+            RaftClient seed = client;
+            client = newClient(members, writeRetry());
+            closeQuietly(seed);
+            RaftClient seedHeartbeats = heartbeatClient;
+            heartbeatClient = newClient(members, RetryPolicies
+                    .retryUpToMaximumCountWithFixedSleep(3, TimeDuration.valueOf(20, TimeUnit.MILLISECONDS)));
+            closeQuietly(seedHeartbeats);
+        }
+        metrics = new RaftMetrics(registry, new MetricSource());
+        long tick = Math.max(10, hb / 2);
+        decider.scheduleWithFixedDelay(this::decide, tick, tick, TimeUnit.MILLISECONDS);
+        LOG.info("cluster metadata: node {} is a member of {} ({} nodes, applied index {})", settings.nodeId(),
+                settings.clusterName(), stateMachine.state().nodes().size(), stateMachine.appliedIndex());
+    }
+
+    /** Asks the Raft leader to add this node to the configuration (a Ratis configuration change, mode ADD). */
+    private void addSelfToConfiguration(long deadline) throws FelixException {
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            try {
+                RaftClientReply reply = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                        .setServersInNewConf(List.of(self))
+                        .setMode(SetConfigurationRequest.Mode.ADD)
+                        .build());
+                if (reply.isSuccess()) {
+                    return;
+                }
+                last = reply.getException();
+            } catch (IOException e) {
+                last = e;
+            }
+            LOG.debug("adding {} to the metadata group failed, retrying: {}", self, String.valueOf(last));
+            sleep(RETRY_SLEEP);
+        }
+        throw new FelixException(ErrorCode.UNAVAILABLE, "could not join the metadata group within "
+                + settings.startTimeout().toMillis() + "ms (" + ClusterSettings.START_TIMEOUT + "): " + last);
+    }
+
+    private RaftProperties serverProperties(Path raftDir) {
+        RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(p, List.of(raftDir.toFile()));
+        GrpcConfigKeys.Server.setHost(p, node.raftAddress().host());
+        GrpcConfigKeys.Server.setPort(p, node.raftAddress().port());
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, td(ELECTION_TIMEOUT_MIN));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, td(ELECTION_TIMEOUT_MAX));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p, td(ELECTION_TIMEOUT_MIN));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p, td(ELECTION_TIMEOUT_MAX));
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, SNAPSHOT_EVERY_ENTRIES);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        return p;
+    }
+
+    private RaftClient newClient(RaftGroup group, RetryPolicy retry) {
+        RaftProperties p = new RaftProperties();
+        // Short per-attempt timeouts: the first request after a leader change is retried (at the same call id,
+        // so the Raft leader's retry cache never applies it twice) instead of waiting out Ratis' 3 s default.
+        long attempt = Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.requestTimeout().toMillis());
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attempt, TimeUnit.MILLISECONDS));
+        return RaftClient.newBuilder()
+                .setClientId(ClientId.randomId())
+                .setRaftGroup(group)
+                .setProperties(p)
+                .setParameters(parameters)
+                .setRetryPolicy(retry)
+                .build();
+    }
+
+    /** Retries for writes: spread over the longer of the start and request timeouts, then give up. */
+    private RetryPolicy writeRetry() {
+        long span = Math.max(settings.startTimeout().toMillis(), settings.requestTimeout().toMillis());
+        int attempts = (int) Math.max(1, span / RETRY_SLEEP.toMillis());
+        return RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts, td(RETRY_SLEEP));
+    }
+
+    private boolean leaderReady() {
+        try {
+            DivisionInfo info = server.getDivision(groupId).getInfo();
+            return info.isLeader() && info.isLeaderReady();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private List<RaftPeer> confPeers() {
+        try {
+            Collection<RaftPeer> peers = server.getDivision(groupId).getRaftConf().getCurrentPeers();
+            return List.copyOf(peers);
+        } catch (IOException e) {
+            return List.of();
+        }
+    }
+
+    private Committed await(CompletableFuture<Committed> f, long deadline, String what) throws FelixException {
+        try {
+            return f.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(false);
+            throw startFailure(what, e);
+        } catch (ExecutionException e) {
+            throw startFailure(what, e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FelixException(ErrorCode.UNAVAILABLE, "interrupted while trying to " + what);
+        }
+    }
+
+    private FelixException startFailure(String what, Throwable cause) {
+        Throwable c = unwrap(cause);
+        if (c instanceof FelixException f) {
+            return f;
+        }
+        if (c instanceof GroupMismatchException) {
+            return new FelixException(ErrorCode.BAD_REQUEST, "the member at " + settings.join() + " belongs to"
+                    + " another cluster: check " + ClusterSettings.CLUSTER_NAME + " (this node: '"
+                    + settings.clusterName() + "')");
+        }
+        String refusal = tls.lastRefusal();
+        return new FelixException(ErrorCode.UNAVAILABLE, "could not " + what + " within "
+                + settings.startTimeout().toMillis() + "ms (" + ClusterSettings.START_TIMEOUT + "): no metadata"
+                + " quorum answered" + (settings.join() != null ? " through " + settings.join() : "")
+                + (refusal != null ? "; TLS refused " + refusal : "")
+                + (c != null && !(c instanceof TimeoutException) ? "; last error: " + c : ""));
+    }
+
+    private void awaitCondition(long deadline, java.util.function.BooleanSupplier condition, String what)
+            throws FelixException {
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw startFailure(what, null);
+            }
+            sleep(Duration.ofMillis(10));
+        }
+    }
+
+    // ------------------------------------------------------------------ writes
+
+    /** Submits a command; completes with its outcome once committed and applied here (on the updater thread). */
+    private CompletableFuture<Committed> submit(Command command, long deadlineNanos) {
+        return submit(command, deadlineNanos, true);
+    }
+
+    /** A command's outcome and the log index it was committed at. */
+    private record Committed(Outcome outcome, long index) {
+    }
+
+    /**
+     * Submits a command; completes with its outcome once committed, and applied here if {@code applyHere} (a
+     * node that is not a member yet applies nothing until it has joined).
+     */
+    private CompletableFuture<Committed> submit(Command command, long deadlineNanos, boolean applyHere) {
+        RaftClient c = client;
+        if (c == null) {
+            return CompletableFuture.failedFuture(new FelixException(ErrorCode.UNAVAILABLE,
+                    "cluster metadata is not started"));
+        }
+        CompletableFuture<RaftClientReply> sent;
+        try {
+            sent = c.async().send(Message.valueOf(ByteString.copyFrom(Json.encode(command))));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return sent.thenCompose(reply -> {
+            if (!reply.isSuccess()) {
+                throw new CompletionException(reply.getException());
+            }
+            Committed done = new Committed(Json.decodeOutcome(reply.getMessage().getContent().toByteArray()),
+                    reply.getLogIndex());
+            return applyHere ? stateMachine.awaitApplied(done.index()).thenApply(v -> done)
+                    : CompletableFuture.completedFuture(done);
+        }).orTimeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** A write on behalf of a caller: typed result or typed error, completed on the callback thread. */
+    private <T> CompletableFuture<T> write(Command command, Class<T> type, String what) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        if (closed.get()) {
+            result.completeExceptionally(new FelixException(ErrorCode.UNAVAILABLE, "cluster metadata is closed"));
+            return result;
+        }
+        long deadline = System.nanoTime() + settings.requestTimeout().toNanos();
+        try {
+            submit(command, deadline).whenCompleteAsync((committed, e) -> {
+                Outcome o = committed == null ? null : committed.outcome();
+                if (e != null) {
+                    result.completeExceptionally(writeFailure(what, e));
+                } else if (o instanceof Outcome.Refused r) {
+                    result.completeExceptionally(r.error().toException());
+                } else {
+                    Object v = ((Outcome.Done) o).value();
+                    result.complete(v == null ? null : type.cast(v));
+                }
+            }, callbacks);
+        } catch (RejectedExecutionException e) {
+            result.completeExceptionally(new FelixException(ErrorCode.UNAVAILABLE, "cluster metadata is closed"));
+        }
+        return result;
+    }
+
+    private FelixException writeFailure(String what, Throwable e) {
+        Throwable c = unwrap(e);
+        if (c instanceof FelixException f) {
+            return f;
+        }
+        if (c instanceof TimeoutException) {
+            return new FelixException(ErrorCode.UNAVAILABLE, "no metadata quorum: " + what + " was not confirmed"
+                    + " within " + settings.requestTimeout().toMillis() + "ms (" + ClusterSettings.REQUEST_TIMEOUT
+                    + "); it may still be applied later. Members: " + membersInWords());
+        }
+        if (closed.get()) {
+            return new FelixException(ErrorCode.UNAVAILABLE, "cluster metadata is closed");
+        }
+        return new FelixException(ErrorCode.UNAVAILABLE, "metadata write failed: " + what + ": " + c);
+    }
+
+    private String membersInWords() {
+        StringBuilder b = new StringBuilder();
+        for (NodeInfo n : nodes()) {
+            if (b.length() > 0) {
+                b.append(", ");
+            }
+            b.append(n.nodeId()).append(" (").append(n.up() ? "up" : "down").append(')');
+        }
+        return b.length() == 0 ? "none known" : b.toString();
+    }
+
+    private static Throwable unwrap(Throwable e) {
+        Throwable c = e;
+        while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
+            c = c.getCause();
+        }
+        return c;
+    }
+
+    // ------------------------------------------------------------------ Metadata
+
+    @Override
+    public boolean tenantExists(String tenant) {
+        return stateMachine.state().tenants().contains(tenant);
+    }
+
+    @Override
+    public boolean namespaceExists(String tenant, String namespace) {
+        return stateMachine.state().namespaces().contains(tenant + "/" + namespace);
+    }
+
+    @Override
+    public List<String> tenants() {
+        return List.copyOf(stateMachine.state().tenants());
+    }
+
+    @Override
+    public CompletableFuture<Void> createTenant(String tenant) {
+        try {
+            StreamName.checkPart("tenant", tenant);
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(new FelixException(ErrorCode.BAD_REQUEST, e.getMessage()));
+        }
+        return write(new Command.CreateTenant(tenant), Void.class, "creating tenant '" + tenant + "'");
+    }
+
+    @Override
+    public Optional<StreamRecord> stream(StreamName name) {
+        return Optional.ofNullable(stateMachine.state().streams().get(ClusterState.key(name)));
+    }
+
+    @Override
+    public List<StreamRecord> streams(String tenant, String namespace) {
+        return stateMachine.state().streams(tenant, namespace);
+    }
+
+    @Override
+    public CompletableFuture<StreamRecord> createStream(StreamName name, StreamConfig config) {
+        return write(new Command.CreateStream(name, config), StreamRecord.class, "creating stream " + name);
+    }
+
+    @Override
+    public CompletableFuture<StreamRecord> deleteStream(StreamName name) {
+        return write(new Command.DeleteStream(name), StreamRecord.class, "deleting stream " + name);
+    }
+
+    @Override
+    public Optional<CacheRecord> cache(CacheName name) {
+        return Optional.ofNullable(stateMachine.state().caches().get(ClusterState.key(name)));
+    }
+
+    @Override
+    public List<CacheRecord> caches(String tenant, String namespace) {
+        return stateMachine.state().caches(tenant, namespace);
+    }
+
+    @Override
+    public CompletableFuture<CacheRecord> createCache(CacheName name, CacheConfig config) {
+        return write(new Command.CreateCache(name, config), CacheRecord.class, "creating cache " + name);
+    }
+
+    @Override
+    public CompletableFuture<CacheRecord> deleteCache(CacheName name) {
+        return write(new Command.DeleteCache(name), CacheRecord.class, "deleting cache " + name);
+    }
+
+    // ------------------------------------------------------------------ ClusterView
+
+    @Override
+    public String localNodeId() {
+        return settings.nodeId();
+    }
+
+    @Override
+    public List<NodeInfo> nodes() {
+        return stateMachine.state().nodeInfos();
+    }
+
+    @Override
+    public Optional<NodeInfo> node(String nodeId) {
+        return stateMachine.state().node(nodeId);
+    }
+
+    @Override
+    public Optional<ShardPlacement> placement(ShardKey key) {
+        return Optional.ofNullable(stateMachine.state().placements().get(key));
+    }
+
+    @Override
+    public List<ShardPlacement> placements() {
+        return List.copyOf(stateMachine.state().placements().values());
+    }
+
+    @Override
+    public long version() {
+        return stateMachine.state().version();
+    }
+
+    @Override
+    public void addListener(ClusterListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    // ------------------------------------------------------------------ ClusterControl
+
+    @Override
+    public CompletableFuture<ShardPlacement> handOff(ShardKey key, long expectedEpoch, String toNode) {
+        return write(new Command.HandOff(key, expectedEpoch, settings.nodeId(), toNode), ShardPlacement.class,
+                "handing " + key + " to " + toNode);
+    }
+
+    @Override
+    public CompletableFuture<ShardPlacement> resumeLeadership(ShardKey key, long expectedEpoch) {
+        return write(new Command.ResumeLeadership(key, expectedEpoch, settings.nodeId()), ShardPlacement.class,
+                "resuming leadership of " + key);
+    }
+
+    // ------------------------------------------------------------------ more for the node
+
+    /** This node's TLS identity and the cluster CA's trust (for the peer replication endpoint). */
+    public ClusterTls tls() {
+        return tls;
+    }
+
+    /** {@code host:port} of this node's Raft endpoint (with the port chosen, if {@code raft_bind} said 0). */
+    public String raftAddress() {
+        return self.getAddress();
+    }
+
+    /** This node's incarnation: random, new at every start. */
+    public long incarnation() {
+        return incarnation;
+    }
+
+    /**
+     * The metadata group as this node sees it.
+     *
+     * @param leaderId     node id of the Raft leader as known here (null while unknown)
+     * @param leader       whether this node is the Raft leader
+     * @param term         current Raft term
+     * @param commitIndex  highest log index known committed
+     * @param appliedIndex highest log index applied here
+     * @param members      node ids in the Raft configuration
+     */
+    public record RaftStatus(String leaderId, boolean leader, long term, long commitIndex, long appliedIndex,
+                             List<String> members) {
+    }
+
+    public RaftStatus raftStatus() {
+        try {
+            RaftServer.Division d = server.getDivision(groupId);
+            DivisionInfo info = d.getInfo();
+            RaftPeerId leaderId = info.getLeaderId();
+            List<String> members = new ArrayList<>();
+            confPeers().forEach(p -> members.add(p.getId().toString()));
+            members.sort(null);
+            return new RaftStatus(leaderId == null ? null : leaderId.toString(), info.isLeader(),
+                    info.getCurrentTerm(), d.getRaftLog().getLastCommittedIndex(), stateMachine.appliedIndex(),
+                    members);
+        } catch (IOException | RuntimeException e) {
+            return new RaftStatus(null, false, -1, -1, stateMachine.appliedIndex(), List.of());
+        }
+    }
+
+    /**
+     * Writes a snapshot of the metadata now (beside the automatic one every {@value #SNAPSHOT_EVERY_ENTRIES}
+     * entries) and returns the log index it covers.
+     */
+    public long takeSnapshot() throws FelixException {
+        try {
+            RaftClientReply reply = client.getSnapshotManagementApi(self.getId()).create(true,
+                    settings.requestTimeout().toMillis());
+            if (!reply.isSuccess()) {
+                throw new FelixException(ErrorCode.UNAVAILABLE, "snapshot failed: " + reply.getException());
+            }
+            return reply.getLogIndex();
+        } catch (IOException e) {
+            throw new FelixException(ErrorCode.UNAVAILABLE, "snapshot failed: " + e.getMessage());
+        }
+    }
+
+    /** Index of the snapshot this node loaded at start (or last installed from the leader); -1 if none. */
+    long loadedSnapshotIndex() {
+        return stateMachine.loadedSnapshotIndex();
+    }
+
+    // ------------------------------------------------------------------ listeners
+
+    /** Called by the state machine (updater thread) after each change; hands the state to the listener thread. */
+    private void changed(ClusterState state) {
+        notifier.offer(state);
+    }
+
+    private void deliver(ClusterState s) {
+        ClusterView view = new StateView(s);
+        for (ClusterListener l : listeners) {
+            try {
+                l.changed(view, s.version());
+            } catch (RuntimeException e) {
+                LOG.warn("cluster listener {} failed on version {}", l, s.version(), e);
+            }
+        }
+    }
+
+    /** The cluster as of one applied state (what a listener is given). */
+    private final class StateView implements ClusterView {
+        private final ClusterState s;
+
+        StateView(ClusterState s) {
+            this.s = s;
+        }
+
+        @Override
+        public String localNodeId() {
+            return settings.nodeId();
+        }
+
+        @Override
+        public List<NodeInfo> nodes() {
+            return s.nodeInfos();
+        }
+
+        @Override
+        public Optional<NodeInfo> node(String nodeId) {
+            return s.node(nodeId);
+        }
+
+        @Override
+        public Optional<ShardPlacement> placement(ShardKey key) {
+            return Optional.ofNullable(s.placements().get(key));
+        }
+
+        @Override
+        public List<ShardPlacement> placements() {
+            return List.copyOf(s.placements().values());
+        }
+
+        @Override
+        public long version() {
+            return s.version();
+        }
+
+        @Override
+        public void addListener(ClusterListener listener) {
+            RaftMetadata.this.addListener(listener);
+        }
+    }
+
+    // ------------------------------------------------------------------ heartbeats and decisions
+
+    private void heartbeat() {
+        RaftClient c = heartbeatClient;
+        if (closed.get() || c == null || !heartbeatInFlight.compareAndSet(false, true)) {
+            return;
+        }
+        List<ReplicaReport> reports;
+        try {
+            reports = reporter.reports();
+        } catch (RuntimeException e) {
+            LOG.warn("the replica reporter failed; heartbeating without reports", e);
+            reports = List.of();
+        }
+        byte[] message = Json.encode(new Heartbeat(settings.nodeId(), incarnation, reports));
+        try {
+            lastHeartbeat = c.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(message)))
+                    .orTimeout(settings.failureTimeout().toMillis(), TimeUnit.MILLISECONDS)
+                    .whenComplete((reply, e) -> {
+                        heartbeatInFlight.set(false);
+                        if (e != null && !closed.get()) {
+                            LOG.debug("heartbeat not delivered: {}", String.valueOf(unwrap(e)));
+                        } else if (reply != null && !reply.isSuccess()) {
+                            LOG.debug("heartbeat refused: {}", String.valueOf(reply.getException()));
+                        }
+                    });
+        } catch (RuntimeException e) {
+            heartbeatInFlight.set(false);
+            LOG.debug("heartbeat not sent: {}", e.toString());
+        }
+    }
+
+    /** One round of the failover decider; acts only while this node is the Raft leader. */
+    private void decide() {
+        if (closed.get()) {
+            return;
+        }
+        try {
+            DivisionInfo info = server.getDivision(groupId).getInfo();
+            if (!info.isLeader() || !info.isLeaderReady()) {
+                leaderTerm = -1;
+                return;
+            }
+            long term = info.getCurrentTerm();
+            if (term != leaderTerm) {
+                leaderTerm = term;
+                leaderSince = liveness.nowMillis();
+                LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat", term,
+                        settings.failureTimeout().toMillis());
+            }
+            ClusterState state = stateMachine.state();
+            long now = liveness.nowMillis();
+            for (ClusterState.Member m : state.nodes().values()) {
+                long[] seen = incarnationSeen.get(m.info().nodeId());
+                if (seen == null || seen[0] != m.info().incarnation()) {
+                    incarnationSeen.put(m.info().nodeId(), new long[] {m.info().incarnation(), now});
+                }
+            }
+            java.util.Map<String, Long> registered = new java.util.HashMap<>();
+            incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
+            List<FailoverDecider.Decision> decisions = FailoverDecider.decide(state, liveness.snapshot(), registered,
+                    now, leaderSince, settings.failureTimeout().toMillis());
+            for (FailoverDecider.Decision d : decisions) {
+                if (closed.get()) {
+                    return;
+                }
+                Outcome o = submit(d.command(), System.nanoTime() + settings.requestTimeout().toNanos())
+                        .get(settings.requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS).outcome();
+                if (o instanceof Outcome.Done done) {
+                    metrics.decided(d.kind());
+                    LOG.info("failover decision committed: {} {}", d.kind(), describe(d.command(), done.value()));
+                } else {
+                    LOG.debug("failover decision {} refused: {}", d.command(), ((Outcome.Refused) o).error());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            if (!closed.get()) {
+                LOG.debug("failover decider round failed: {}", String.valueOf(unwrap(e)));
+            }
+        }
+    }
+
+    private static String describe(Command c, Object value) {
+        if (c instanceof Command.SetNodeStatus s) {
+            return "node " + s.nodeId() + " is " + s.status();
+        }
+        if (value instanceof ShardPlacement p) {
+            return p.name() + " " + p.key() + ": leader " + p.leader() + ", epoch " + p.epoch() + ", " + p.status()
+                    + (p.reason() != null ? " (" + p.reason() + ")" : "");
+        }
+        return c.toString();
+    }
+
+    // ------------------------------------------------------------------ close
+
+    /** Stops heartbeats and the decider, then the Raft client and server. Idempotent. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        heartbeats.shutdownNow();
+        decider.shutdownNow();
+        try {
+            decider.awaitTermination(5, TimeUnit.SECONDS);
+            heartbeats.awaitTermination(5, TimeUnit.SECONDS);
+            // let a heartbeat on its way finish rather than fail it by closing its client under it
+            lastHeartbeat.handle((r, e) -> null).get(settings.heartbeatInterval().toMillis() * 2,
+                    TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.debug("a heartbeat was still on its way at close");
+        }
+        closeQuietly(heartbeatClient);
+        closeQuietly(client);
+        RaftServer s = server;
+        if (s != null) {
+            try {
+                s.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("closing the Raft server failed: {}", e.toString());
+            }
+        }
+        metrics.close();
+        listenerThread.shutdown();
+        callbacks.shutdown();
+        LOG.info("cluster metadata of node {} closed", settings.nodeId());
+    }
+
+    private static void closeQuietly(RaftClient c) {
+        if (c != null) {
+            try {
+                c.close();
+            } catch (IOException | RuntimeException e) {
+                LOG.debug("closing a Raft client failed: {}", e.toString());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static TimeDuration td(Duration d) {
+        return TimeDuration.valueOf(d.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static void sleep(Duration d) {
+        try {
+            Thread.sleep(d.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, n.getAndIncrement() == 0 ? name : name + "-" + n.get());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    private final class MetricSource implements RaftMetrics.Source {
+        private RaftServer.Division division() throws IOException {
+            RaftServer s = server;
+            if (s == null) {
+                throw new IOException("not started");
+            }
+            return s.getDivision(groupId);
+        }
+
+        @Override
+        public boolean leader() {
+            try {
+                return division().getInfo().isLeader();
+            } catch (IOException | RuntimeException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public long term() {
+            try {
+                return division().getInfo().getCurrentTerm();
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public long commitIndex() {
+            try {
+                return division().getRaftLog().getLastCommittedIndex();
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public long appliedIndex() {
+            return stateMachine.appliedIndex();
+        }
+
+        @Override
+        public long lastLogIndex() {
+            try {
+                // next index - 1: right also when a snapshot purged every entry of the log
+                return division().getRaftLog().getNextIndex() - 1;
+            } catch (IOException | RuntimeException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public long snapshotsTaken() {
+            return stateMachine.snapshotsTaken();
+        }
+
+        @Override
+        public long heartbeatsReceived() {
+            return liveness.received();
+        }
+    }
+}

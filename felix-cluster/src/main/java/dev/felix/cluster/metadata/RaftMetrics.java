@@ -1,0 +1,124 @@
+package dev.felix.cluster.metadata;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * The {@code felix_raft_*} meters of one node (Prometheus names; Micrometer names use dots):
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>name</th><th>type</th><th>meaning</th></tr>
+ *   <tr><td>{@code felix_raft_leader}</td><td>gauge</td><td>1 while this node leads the metadata group, else
+ *       0</td></tr>
+ *   <tr><td>{@code felix_raft_term}</td><td>gauge</td><td>this node's current Raft term</td></tr>
+ *   <tr><td>{@code felix_raft_commit_index}</td><td>gauge</td><td>highest metadata log index known committed</td></tr>
+ *   <tr><td>{@code felix_raft_applied_index}</td><td>gauge</td><td>highest metadata log index applied here</td></tr>
+ *   <tr><td>{@code felix_raft_log_entries_appended_total}</td><td>counter</td><td>entries appended to this node's
+ *       metadata log since it started (growth of its last log index)</td></tr>
+ *   <tr><td>{@code felix_raft_snapshots_total}</td><td>counter</td><td>metadata snapshots written by this
+ *       node</td></tr>
+ *   <tr><td>{@code felix_raft_heartbeats_received_total}</td><td>counter</td><td>node heartbeats this node received
+ *       as Raft leader</td></tr>
+ *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
+ *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
+ *   <tr><td>{@code felix_raft_failover_decisions_total{outcome}}</td><td>counter</td><td>failover decisions this
+ *       node committed as Raft leader: {@code promoted} (a quorum replica took over), {@code moved} (a unit
+ *       without a log moved to another node), {@code unavailable} (a unit was marked unavailable)</td></tr>
+ * </table>
+ *
+ * <p><b>Threads.</b> Counters are thread-safe; gauges read volatile state. {@link #close()} removes every
+ * meter (a node restarted in the same process registers afresh).
+ */
+final class RaftMetrics implements AutoCloseable {
+
+    private final MeterRegistry registry;
+    private final List<Meter> meters = new ArrayList<>();
+    private final EnumMap<FailoverDecider.Kind, Counter> decisions = new EnumMap<>(FailoverDecider.Kind.class);
+
+    /** Sources the gauges read. */
+    interface Source {
+        boolean leader();
+
+        long term();
+
+        long commitIndex();
+
+        long appliedIndex();
+
+        long lastLogIndex();
+
+        long snapshotsTaken();
+
+        long heartbeatsReceived();
+    }
+
+    RaftMetrics(MeterRegistry registry, Source source) {
+        this.registry = registry;
+        if (registry == null) {
+            return;
+        }
+        gauge("felix.raft.leader", "1 while this node leads the metadata Raft group", source, s -> s.leader() ? 1 : 0);
+        gauge("felix.raft.term", "current Raft term of the metadata group", source, s -> s.term());
+        gauge("felix.raft.commit.index", "highest metadata log index known committed", source, s -> s.commitIndex());
+        gauge("felix.raft.applied.index", "highest metadata log index applied here", source, s -> s.appliedIndex());
+        long startIndex = Math.max(0, source.lastLogIndex());
+        AtomicLong most = new AtomicLong();
+        // monotonic, as a counter must be: a failed read (-1) or a truncated log never makes it go back
+        LongSupplier appended = () -> most.accumulateAndGet(source.lastLogIndex() - startIndex, Math::max);
+        meters.add(FunctionCounter.builder("felix.raft.log.entries.appended", appended, LongSupplier::getAsLong)
+                .description("entries appended to this node's metadata log since it started").register(registry));
+        meters.add(FunctionCounter.builder("felix.raft.snapshots", source, Source::snapshotsTaken)
+                .description("metadata snapshots written by this node").register(registry));
+        meters.add(FunctionCounter.builder("felix.raft.heartbeats.received", source, Source::heartbeatsReceived)
+                .description("node heartbeats received as Raft leader").register(registry));
+        for (FailoverDecider.Kind k : FailoverDecider.Kind.values()) {
+            Counter c;
+            switch (k) {
+                case NODE_DOWN:
+                case NODE_UP:
+                    c = Counter.builder("felix.raft.node.status.changes")
+                            .tag("status", k == FailoverDecider.Kind.NODE_UP ? "up" : "down")
+                            .description("liveness transitions committed by this node as Raft leader")
+                            .register(registry);
+                    break;
+                default:
+                    c = Counter.builder("felix.raft.failover.decisions")
+                            .tag("outcome", k.name().toLowerCase(java.util.Locale.ROOT))
+                            .description("failover decisions committed by this node as Raft leader")
+                            .register(registry);
+                    break;
+            }
+            meters.add(c);
+            decisions.put(k, c);
+        }
+    }
+
+    private void gauge(String name, String description, Source source, ToDoubleFunction<Source> f) {
+        meters.add(Gauge.builder(name, source, f).description(description).strongReference(true).register(registry));
+    }
+
+    /** Counts a committed decision of the failover decider. */
+    void decided(FailoverDecider.Kind kind) {
+        Counter c = decisions.get(kind);
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (registry != null) {
+            meters.forEach(registry::remove);
+        }
+        meters.clear();
+    }
+}

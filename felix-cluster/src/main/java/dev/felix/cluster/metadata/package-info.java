@@ -1,0 +1,63 @@
+/**
+ * Cluster metadata on Apache Ratis: one Raft group over all nodes holds membership and liveness, tenants,
+ * namespaces, streams and caches (each with a uid), and the placement, leader and epoch of every replicated
+ * unit. {@link dev.felix.cluster.metadata.RaftMetadata} is the entry point; it implements the broker's
+ * {@link dev.felix.core.metadata.Metadata}, the node's {@link dev.felix.cluster.ClusterView} and
+ * {@link dev.felix.cluster.ClusterControl}.
+ *
+ * <h2>State machine</h2>
+ * The state is one immutable value ({@code ClusterState}) that the Ratis updater thread replaces after each
+ * committed entry; readers on any thread read a volatile field and never lock. Every entry is a {@code Command}
+ * record (a sealed interface) in JSON; {@code ClusterState.apply} is a pure function
+ * {@code (state, command, index) -> (state', outcome)}: no clock, no randomness, no I/O, so every node reaches
+ * the same state from the same log, and it is unit-tested without Raft. Commands are requests that
+ * {@code apply} may refuse (a stale epoch, an unknown node, a duplicate node id); a refusal changes nothing,
+ * everywhere. Uids come from the log index mixed with a cluster seed (deterministic, unique).
+ *
+ * <h2>Heartbeats stay out of the log</h2>
+ * Every node sends a heartbeat (its id, incarnation and {@link dev.felix.cluster.ReplicaReport}s) every
+ * {@code cluster_heartbeat_interval} as a Ratis <em>read-only query</em> ({@code RaftClient.async()
+ * .sendReadOnlyUnordered}). Ratis serves a read-only request from the leader's state machine
+ * ({@code StateMachine.query}) without appending anything to the log; a follower that receives it answers
+ * {@code NotLeaderException} naming the leader and the client retries there. The leader's state machine records
+ * the heartbeat in memory ({@code Liveness}). Rejected alternatives: writing heartbeats as log entries would grow
+ * the log and every node's apply work with time rather than with change (principle 7: replica progress stays out
+ * of Raft); a separate RPC endpoint would need its own port, TLS and leader discovery, all of which the Ratis
+ * client already has.
+ *
+ * <h2>Liveness and failover</h2>
+ * Only the Raft leader decides ({@code FailoverDecider}, a pure function of the committed state, the heartbeats
+ * it received and its clock): a node silent for {@code cluster_failure_timeout} goes {@code DOWN} (a new leader
+ * first grants every node a full timeout of grace), a {@code DOWN} node heard again goes {@code UP}; units whose
+ * leader is down are moved (no log), promoted (quorum, once fenced reports of a majority of the replica set are
+ * in: the highest {@code (lastEpoch, logEnd)}, ties by lowest node id) or marked unavailable (quorum without such
+ * a majority; leader consistency always: {@value dev.felix.cluster.metadata.RaftMetadata#LEADER_GONE}). Every
+ * transition is a compare-and-set committed through Raft (on the node's incarnation, on the unit's epoch), so a
+ * decision made from a stale view is refused, never applied.
+ *
+ * <h2>Bootstrap, join, restart</h2>
+ * {@code <data>/cluster/node.json} keeps the node id, a per-data-dir instance id, the cluster name and the Raft
+ * address (a port chosen once if {@code raft_bind} said 0). The first start with {@code cluster_bootstrap} forms
+ * a one-node group; with {@code cluster_join HOST:PORT} the node starts an empty Raft server, registers itself
+ * through the given member (a {@code RegisterNode} command, refused when another data dir holds the node id),
+ * then asks the Raft leader through the Ratis admin API to add it (configuration change, mode ADD) and waits
+ * until it has caught up. A restart recovers the group from {@code <data>/cluster/raft/} (latest snapshot plus
+ * the log after it) and registers again with a new incarnation.
+ *
+ * <h2>Files under {@code <data>/cluster/}</h2>
+ * <pre>
+ * node.json                         who this data dir is (see above)
+ * tls/node.pem, tls/node.key        this node's certificate, when it issues its own (cluster_ca_key)
+ * raft/&lt;group uuid&gt;/current/       Ratis log segments and raft-meta
+ * raft/&lt;group uuid&gt;/sm/            snapshots: snapshot.&lt;term&gt;_&lt;index&gt; (JSON) and .md5
+ * </pre>
+ * Snapshots are taken automatically every {@value dev.felix.cluster.metadata.RaftMetadata#SNAPSHOT_EVERY_ENTRIES}
+ * applied entries, when a node stops, or on demand ({@code RaftMetadata.takeSnapshot()}); the two newest are kept
+ * and closed log segments a snapshot covers are purged.
+ *
+ * <h2>Transport</h2>
+ * Raft RPC runs on ratis-grpc with mutual TLS 1.3 against the cluster CA ({@code RaftTls},
+ * {@link dev.felix.cluster.tls.ClusterTls}); a peer with a certificate from another CA is refused and the
+ * refusing side logs its address and the certificate's subject.
+ */
+package dev.felix.cluster.metadata;
