@@ -39,24 +39,26 @@ final class ClientFrames {
 
     /** The exception a broker {@code error} stands for. */
     static FelixClientException toException(Message.ErrorMessage error) {
-        return toException(error.code(), error.message(), error.offset() != null ? error.offset() : -1);
+        return toException(error.code(), error.message(), error.offset() != null ? error.offset() : -1,
+                error.leader());
     }
 
     /** The exception a mux channel's {@code subscription_ended} stands for. */
     static FelixClientException toException(Message.SubscriptionEnded ended) {
-        return toException(ended.code(), ended.message(), -1);
+        return toException(ended.code(), ended.message(), -1, null);
     }
 
     static FelixClientException toException(Message.PublishError error) {
-        return toException(error.code(), error.message(), -1);
+        return toException(error.code(), error.message(), -1, error.leader());
     }
 
     /** {@code unavailable} because the broker is draining reads as {@link ErrorCode#BROKER_SHUTTING_DOWN}. */
-    private static FelixClientException toException(String code, String message, long offset) {
+    private static FelixClientException toException(String code, String message, long offset,
+            dev.felix.wire.LeaderInfo leader) {
         if (dev.felix.wire.CloseReasons.isShutdown(code, message)) {
             return new FelixClientException(ErrorCode.BROKER_SHUTTING_DOWN, "the broker is shutting down (it said: "
                     + message + "); reconnect once it is back");
         }
-        return new FelixClientException(ErrorCode.fromCode(code), message, offset, null);
+        return new FelixClientException(ErrorCode.fromCode(code), message, offset, null, leader);
     }
 }

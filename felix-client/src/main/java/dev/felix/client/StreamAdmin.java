@@ -19,7 +19,8 @@ public final class StreamAdmin {
     public StreamDescription create(StreamRef stream, StreamSpec spec) {
         Message reply = request(new Message.StreamCreate(stream.tenant(), stream.namespace(), stream.stream(),
                 spec.shards(), spec.durable(), spec.fsync(), spec.retentionBytes(),
-                spec.retentionAge() == null ? null : spec.retentionAge().toMillis(), ids.incrementAndGet()));
+                spec.retentionAge() == null ? null : spec.retentionAge().toMillis(), ids.incrementAndGet(),
+                spec.consistency(), spec.replicas()));
         return ((Message.StreamInfo) reply).stream();
     }
 

@@ -52,6 +52,8 @@ public final class FelixServer implements AutoCloseable {
     private volatile boolean ready;
     private volatile boolean closed;
     private volatile DataDirLock dataDirLock;
+    /** This node's cluster membership, or null for a single node. */
+    private volatile ClusterMember member;
 
     private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
             QuicServer quic, AdminHttpServer http, TlsMaterial tls, Path certificateFile) {
@@ -119,15 +121,23 @@ public final class FelixServer implements AutoCloseable {
             }
         }
         CoreConfig core = config.coreConfig();
-        Broker broker = new Broker(core,
-                metadata != null ? metadata : LocalMetadata.at(config.dataDir()),
-                router != null ? router : new LocalRouter());
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry = BrokerMetrics.newRegistry();
+        ClusterMember member = null;
+        Broker broker;
+        if (config.clustered() && metadata == null) {
+            member = ClusterMember.start(config, registry);
+            broker = member.broker(core);
+        } else {
+            broker = new Broker(core,
+                    metadata != null ? metadata : LocalMetadata.at(config.dataDir()),
+                    router != null ? router : new LocalRouter());
+        }
         // The tenants authentication names exist: a client with a valid token can create streams in them.
         for (String tenant : config.authTokens().keySet()) {
             broker.metadata().createTenant(tenant).join();
         }
         ServerContext[] contextRef = new ServerContext[1];
-        BrokerMetrics metrics = new BrokerMetrics(broker.metrics(),
+        BrokerMetrics metrics = new BrokerMetrics(registry, broker.metrics(),
                 broker.storage() == null ? null : broker.storage().metrics(),
                 () -> contextRef[0].subscriptionCount(),
                 () -> contextRef[0].subscriberQueueEvents(),
@@ -136,15 +146,17 @@ public final class FelixServer implements AutoCloseable {
         metrics.bindCaches(broker.caches());
         Authenticator auth = config.devMode() ? new DevModeAuthenticator(config.insecure())
                 : new StaticTokenAuthenticator(config.authTokens());
-        ServerContext context = new ServerContext(broker, config, auth, metrics);
+        ServerContext context = new ServerContext(broker, config, auth, metrics,
+                member == null ? null : member.view());
         contextRef[0] = context;
         QuicServer quic = null;
         try {
+            dev.felix.server.config.HostPort quicBind = member != null ? member.quicBind() : config.quicBind();
             try {
-                quic = QuicServer.bind(config.quicBind().toSocketAddress(), config.transportConfig(), tls, null,
+                quic = QuicServer.bind(quicBind.toSocketAddress(), config.transportConfig(), tls, null,
                         StreamInitializers.connections(context), StreamInitializers.streams(context));
             } catch (dev.felix.transport.TransportException e) {
-                throw StartupChecks.bindFailed("quic_bind", config.quicBind(), e);
+                throw StartupChecks.bindFailed("quic_bind", quicBind, e);
             }
             FelixServer[] self = new FelixServer[1];
             AdminHttpServer http;
@@ -155,6 +167,7 @@ public final class FelixServer implements AutoCloseable {
                 throw StartupChecks.bindFailed("http_bind", config.httpBind(), e);
             }
             FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
+            server.member = member;
             self[0] = server;
             server.ready = true;
             LOG.info("felix listening on quic {} (TLS 1.3, ALPN felix/1), admin http {}; {}",
@@ -168,6 +181,9 @@ public final class FelixServer implements AutoCloseable {
                 quic.close();
             }
             broker.close();
+            if (member != null) {
+                member.close();
+            }
             metrics.close();
             throw e;
         }
@@ -230,6 +246,12 @@ public final class FelixServer implements AutoCloseable {
         return metrics;
     }
 
+    /** This node's id and view of the cluster, or null for a single node. */
+    public dev.felix.cluster.ClusterView cluster() {
+        ClusterMember m = member;
+        return m == null ? null : m.view();
+    }
+
     public boolean ready() {
         return ready;
     }
@@ -256,9 +278,15 @@ public final class FelixServer implements AutoCloseable {
                 break;
             }
         }
+        if (member != null) {
+            member.handOffLeaderships(ClusterMember.handOffTimeout(config));
+        }
         LOG.info("closing connections");
         context.closeConnections(dev.felix.wire.CloseReasons.SHUTTING_DOWN, 2_000);
         broker.close();
+        if (member != null) {
+            member.close();
+        }
         quic.close();
         http.close();
         metrics.close();

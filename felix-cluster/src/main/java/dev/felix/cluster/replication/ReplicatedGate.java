@@ -109,6 +109,20 @@ final class ReplicatedGate implements CommitGate {
         return new dev.felix.cluster.ReplicaReport(key, log.lastEpoch(), log.tailOffset(), log.durableOffset(), -1);
     }
 
+    /**
+     * A follower holding this leader's whole log (forced to disk under {@code on_commit}) among {@code up},
+     * or null: the one a clean hand-off may promote.
+     */
+    synchronized String caughtUpFollower(java.util.Set<String> up) {
+        for (String f : followers) {
+            long[] pos = positions.get(f);
+            if (pos != null && up.contains(f) && (onCommit ? pos[1] : pos[0]) >= ownWritten) {
+                return f;
+            }
+        }
+        return null;
+    }
+
     /** Offset below which readers may see records (the high watermark). */
     synchronized long committedEnd() {
         return committed;

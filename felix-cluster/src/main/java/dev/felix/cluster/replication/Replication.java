@@ -52,10 +52,12 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
     private final ScheduledExecutorService timer;
     private final Map<ShardKey, ReplicatedGate> leading = new ConcurrentHashMap<>();
     private final ReplicaManager manager;
+    private final ClusterControl control;
 
     public Replication(String localNode, ClusterView view, ClusterControl control, ReplicationSettings settings) {
         this.localNode = localNode;
         this.view = view;
+        this.control = control;
         this.settings = settings;
         AtomicInteger n = new AtomicInteger();
         this.io = Executors.newFixedThreadPool(settings.ioThreads(), r -> daemon(r, "felix-replication-" + n.incrementAndGet()));
@@ -106,6 +108,40 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
             previous.close();
         }
         return new Opened(gate, committed);
+    }
+
+    /**
+     * Hands every unit this node leads (with its log open) to a follower that holds the whole log, waiting up
+     * to {@code timeout} in all for one to catch up; returns how many were handed off. For a clean stop: the
+     * caller has stopped taking publishes.
+     */
+    public int handOffAll(java.time.Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        int handed = 0;
+        for (ReplicatedGate gate : List.copyOf(leading.values())) {
+            java.util.Set<String> up = new java.util.HashSet<>();
+            for (NodeInfo n : view.nodes()) {
+                if (n.up()) {
+                    up.add(n.nodeId());
+                }
+            }
+            String target = gate.caughtUpFollower(up);
+            while (target == null && System.nanoTime() < deadline) {
+                java.util.concurrent.locks.LockSupport.parkNanos(10_000_000); // shutdown path only
+                target = gate.caughtUpFollower(up);
+            }
+            if (target == null) {
+                continue;
+            }
+            try {
+                long left = Math.max(1, deadline - System.nanoTime());
+                control.handOff(gate.key(), gate.epoch(), target).get(left, TimeUnit.NANOSECONDS);
+                handed++;
+            } catch (Exception e) {
+                // not handed off: it fails over as if this node were lost
+            }
+        }
+        return handed;
     }
 
     // ------------------------------------------------------------------ ReplicaReporter

@@ -76,6 +76,14 @@ public final class ConfigLoader {
             throw new ConfigException("http_bind " + http + " (" + r.origin(Settings.HTTP_BIND) + ") is not a"
                     + " loopback address; the admin endpoints have no authentication: pass --insecure to allow it");
         }
+        ClusterConfig cluster = cluster(r, quic);
+        if (cluster != null) {
+            if (Boolean.TRUE.equals(autoCreate)) {
+                throw new ConfigException("auto_create (" + r.origin(Settings.AUTO_CREATE) + ") is not supported in a"
+                        + " cluster: create streams and caches explicitly (felix stream create, felix cache create)");
+            }
+            autoCreate = false; // a stream made on first use would exist on one node only
+        }
         java.nio.file.Path cert = r.getOrNull(Settings.TLS_CERT);
         java.nio.file.Path key = r.getOrNull(Settings.TLS_KEY);
         if ((cert == null) != (key == null)) {
@@ -109,7 +117,7 @@ public final class ConfigLoader {
                 Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)),
                 r.get(Settings.MAX_UDP_PAYLOAD_BYTES),
                 Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)),
-                cluster(r, quic));
+                cluster);
     }
 
     /** The cluster membership settings, checked together; null for a single node. */

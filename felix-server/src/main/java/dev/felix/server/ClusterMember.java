@@ -1,0 +1,185 @@
+package dev.felix.server;
+
+import dev.felix.cluster.ClusterView;
+import dev.felix.cluster.metadata.ClusterSettings;
+import dev.felix.cluster.metadata.NodeAddresses;
+import dev.felix.cluster.metadata.RaftMetadata;
+import dev.felix.cluster.peer.PeerEndpoint;
+import dev.felix.cluster.replication.Replication;
+import dev.felix.cluster.replication.ReplicationSettings;
+import dev.felix.cluster.routing.ClusterRouter;
+import dev.felix.cluster.tls.ClusterTls;
+import dev.felix.core.CoreConfig;
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixException;
+import dev.felix.core.broker.Broker;
+import dev.felix.server.config.BrokerConfig;
+import dev.felix.server.config.ClusterConfig;
+import dev.felix.server.config.ConfigException;
+import dev.felix.server.config.HostPort;
+import dev.felix.transport.TlsMaterial;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.net.DatagramSocket;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's membership of a cluster: its metadata replica on Raft ({@link RaftMetadata}), its shard
+ * replication ({@link Replication}) and the replication endpoint other nodes fetch from
+ * ({@link PeerEndpoint}). Started before the broker (the broker commits through the replication and reads
+ * metadata from Raft); closed after it.
+ *
+ * <p><b>Threads.</b> Started and closed by the server's start and close; the parts it holds are thread-safe.
+ */
+final class ClusterMember implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterMember.class);
+
+    private final ClusterConfig config;
+    private final RaftMetadata metadata;
+    private final Replication replication;
+    private final PeerEndpoint peer;
+    private final HostPort quicBind;
+
+    private ClusterMember(ClusterConfig config, RaftMetadata metadata, Replication replication, PeerEndpoint peer,
+            HostPort quicBind) {
+        this.config = config;
+        this.metadata = metadata;
+        this.replication = replication;
+        this.peer = peer;
+        this.quicBind = quicBind;
+    }
+
+    /**
+     * Joins (or bootstraps, or rejoins) the cluster and binds the replication endpoint. Ports given as 0 are
+     * chosen here, because other nodes must learn them from metadata before this node serves.
+     *
+     * @throws ConfigException naming the setting when the cluster settings, TLS files or data directory do not
+     *                         fit, a port is taken, or no metadata quorum answers in time
+     */
+    static ClusterMember start(BrokerConfig broker, MeterRegistry registry) throws ConfigException {
+        ClusterConfig c = broker.cluster();
+        HostPort quic = broker.quicBind().port() != 0 ? broker.quicBind()
+                : new HostPort(broker.quicBind().host(), freeUdpPort(broker.quicBind().host(), "quic_bind"));
+        int peerPort = c.peerBind().port() != 0 ? c.peerBind().port() : freeUdpPort(c.peerBind().host(), "peer_bind");
+        ClusterSettings settings;
+        try {
+            settings = ClusterSettings.builder()
+                    .nodeId(c.nodeId())
+                    .raftBind(new dev.felix.cluster.metadata.HostPort(c.raftBind().host(), c.raftBind().port()))
+                    .bootstrap(c.bootstrap())
+                    .join(c.join() == null ? null
+                            : new dev.felix.cluster.metadata.HostPort(c.join().host(), c.join().port()))
+                    .clusterName(c.name())
+                    .heartbeatInterval(c.heartbeat())
+                    .failureTimeout(c.failureTimeout())
+                    .tls(c.caKey() != null ? ClusterTls.Settings.selfIssued(c.ca(), c.caKey())
+                            : ClusterTls.Settings.issued(c.ca(), c.cert(), c.key()))
+                    .dataDir(broker.dataDir())
+                    .build();
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
+        }
+        AtomicReference<Replication> replicationRef = new AtomicReference<>();
+        RaftMetadata metadata;
+        try {
+            metadata = RaftMetadata.start(settings, new NodeAddresses(
+                    new dev.felix.cluster.metadata.HostPort(c.advertiseHost(), quic.port()),
+                    new dev.felix.cluster.metadata.HostPort(c.advertiseHost(), peerPort)),
+                    () -> {
+                        Replication r = replicationRef.get();
+                        return r == null ? List.of() : r.reports();
+                    }, registry);
+        } catch (FelixException e) {
+            if (e.error().code() == ErrorCode.UNAVAILABLE) {
+                throw new ConfigException("could not join the cluster: " + e.getMessage() + " (check cluster_join,"
+                        + " and that a majority of the members is running)");
+            }
+            throw new ConfigException(e.getMessage());
+        }
+        Replication replication = new Replication(c.nodeId(), metadata, metadata, ReplicationSettings.defaults());
+        replicationRef.set(replication);
+        PeerEndpoint peer;
+        try {
+            ClusterTls tls = metadata.tls();
+            peer = PeerEndpoint.start(new InetSocketAddress(c.peerBind().host(), peerPort),
+                    TlsMaterial.of(tls.privateKey(), tls.certificateChain()), tls.trustManager(),
+                    broker.transportConfig(), replication.acceptor());
+        } catch (dev.felix.transport.TransportException e) {
+            replication.close();
+            metadata.close();
+            throw StartupChecks.bindFailed("peer_bind", new HostPort(c.peerBind().host(), peerPort), e);
+        }
+        LOG.info("node {} is a member of cluster {} (raft {}, peer {}:{}, {} node(s))", c.nodeId(), c.name(),
+                metadata.raftAddress(), c.advertiseHost(), peerPort, metadata.nodes().size());
+        return new ClusterMember(c, metadata, replication, peer, quic);
+    }
+
+    /** The broker of this member: metadata from Raft, leaders from placements, commits through replication. */
+    Broker broker(CoreConfig core) {
+        Broker broker = new Broker(core, metadata, new ClusterRouter(metadata, metadata), replication);
+        replication.start(broker, peer);
+        return broker;
+    }
+
+    ClusterView view() {
+        return metadata;
+    }
+
+    RaftMetadata metadata() {
+        return metadata;
+    }
+
+    /** The QUIC address to bind (its port chosen here when configured as 0). */
+    HostPort quicBind() {
+        return quicBind;
+    }
+
+    String nodeId() {
+        return config.nodeId();
+    }
+
+    /**
+     * Before a clean stop: hands every shard this node leads to a replica that holds its whole log, so
+     * {@code leader} shards stay available and {@code quorum} shards need not wait for failure detection.
+     * Bounded by {@code timeout}; what cannot be handed off fails over as if this node were lost.
+     */
+    void handOffLeaderships(Duration timeout) {
+        int handed = replication.handOffAll(timeout);
+        if (handed > 0) {
+            LOG.info("handed off the leadership of {} shard(s) before stopping", handed);
+        }
+    }
+
+    /** Stops replication and the replication endpoint (the broker closed the metadata already). */
+    @Override
+    public void close() {
+        replication.close();
+        peer.close();
+        metadata.close();
+    }
+
+    /** A UDP port free now on {@code host}, for a setting given with port 0. */
+    private static int freeUdpPort(String host, String setting) throws ConfigException {
+        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(host, 0))) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new ConfigException("could not find a free port on " + setting + " host " + host + ": "
+                    + e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ClusterMember[" + config.nodeId() + "]";
+    }
+
+    static Duration handOffTimeout(BrokerConfig config) {
+        return config.shutdownTimeout().dividedBy(2);
+    }
+}

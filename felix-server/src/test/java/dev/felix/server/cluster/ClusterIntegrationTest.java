@@ -1,0 +1,148 @@
+package dev.felix.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.cluster.NodeInfo;
+import dev.felix.cluster.tls.ClusterTls;
+import dev.felix.client.ClientConfig;
+import dev.felix.client.Event;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.Item;
+import dev.felix.client.Publisher;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import dev.felix.client.SubscribeOptions;
+import dev.felix.client.Subscription;
+import dev.felix.server.FelixServer;
+import dev.felix.server.config.ConfigLoader;
+import dev.felix.transport.ClientTrust;
+import dev.felix.wire.ErrorCode;
+import dev.felix.wire.StreamDescription;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three {@code felix server} nodes in one JVM form a cluster over real QUIC, Raft and mutual TLS: a durable
+ * {@code quorum} stream is placed on all three, a publish to a node that does not lead its shard is
+ * answered {@code not_leader} naming the leader, the leader acknowledges from a majority, and a clean stop
+ * of the leader hands the shard to a replica that serves every acknowledged record at its offset.
+ */
+@Timeout(180)
+class ClusterIntegrationTest {
+
+    private static final StreamRef ORDERS = StreamRef.parse("t1/default/orders");
+
+    @TempDir
+    Path dir;
+
+    private final Map<String, FelixServer> nodes = new LinkedHashMap<>();
+    private final List<FelixClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        clients.forEach(FelixClient::close);
+        nodes.values().forEach(FelixServer::close);
+    }
+
+    private FelixServer start(String id, ClusterTls.CaFiles ca, String join) throws Exception {
+        Map<String, String> flags = new HashMap<>();
+        flags.put("data_dir", dir.resolve(id).toString());
+        flags.put("quic_bind", "127.0.0.1:0");
+        flags.put("http_bind", "127.0.0.1:0");
+        flags.put("node_id", id);
+        flags.put("raft_bind", "127.0.0.1:0");
+        flags.put("cluster_ca_cert", ca.cert().toString());
+        flags.put("cluster_ca_key", ca.key().toString());
+        if (join == null) {
+            flags.put("cluster_bootstrap", "true");
+        } else {
+            flags.put("cluster_join", join);
+        }
+        FelixServer server = FelixServer.start(ConfigLoader.load(null, Map.of(), flags));
+        nodes.put(id, server);
+        return server;
+    }
+
+    private FelixClient connect(FelixServer node) {
+        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(node.tls().chain()))
+                .broker(node.quicAddress()).tenant("t1").build());
+        clients.add(c);
+        return c;
+    }
+
+    private FelixServer node(String id) {
+        return nodes.get(id);
+    }
+
+    @Test
+    void aQuorumStreamIsReplicated_redirectsNameItsLeader_andACleanStopHandsItToAReplicaWithEveryRecord()
+            throws Exception {
+        ClusterTls.CaFiles ca = ClusterTls.createCa(dir.resolve("ca"));
+        FelixServer n1 = start("n1", ca, null);
+        String raft1 = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
+        start("n2", ca, raft1);
+        start("n3", ca, raft1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> n1.cluster().nodes().stream().filter(NodeInfo::up).count() == 3);
+
+        StreamDescription created = connect(n1).streams().create(ORDERS,
+                new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3));
+        assertThat(created.consistency()).isEqualTo("quorum");
+        assertThat(created.replicas()).isEqualTo(3);
+        String leaderId = created.shardInfo().get(0).leader();
+        assertThat(created.shardInfo().get(0).replicas()).containsExactlyInAnyOrder("n1", "n2", "n3");
+
+        // A node that does not lead the shard says who does.
+        String otherId = nodes.keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+        FelixClientException redirect = catchThrowableOfType(FelixClientException.class,
+                () -> connect(node(otherId)).publisher(ORDERS).publish(bytes("x")));
+        assertThat(redirect.code()).isEqualTo(ErrorCode.NOT_LEADER);
+        assertThat(redirect.leader()).isNotNull();
+        assertThat(redirect.leader().node()).isEqualTo(leaderId);
+        assertThat(redirect.leader().addr()).isEqualTo("127.0.0.1:" + node(leaderId).quicAddress().getPort());
+
+        FelixServer leader = node(leaderId);
+        Publisher publisher = connect(leader).publisher(ORDERS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> publisher.publish(bytes("m0")).firstOffset() == 0);
+        for (int i = 1; i < 20; i++) {
+            assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(i);
+        }
+
+        // A clean stop hands the shard over; the new leader serves every acknowledged record at its offset.
+        leader.close();
+        nodes.remove(leaderId);
+        FelixServer survivor = nodes.values().iterator().next();
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            var p = survivor.cluster().placements().get(0);
+            return !p.leader().equals(leaderId) && p.epoch() > 1;
+        });
+        String newLeaderId = survivor.cluster().placements().get(0).leader();
+        FelixServer newLeader = node(newLeaderId);
+        Subscription s = connect(newLeader).subscribe(SubscribeOptions.of(ORDERS).fromEarliest());
+        for (int i = 0; i < 20; i++) {
+            Item item = s.next(Duration.ofSeconds(20));
+            assertThat(item).isInstanceOf(Event.class);
+            assertThat(((Event) item).offset()).isEqualTo(i);
+            assertThat(new String(((Event) item).payload(), StandardCharsets.UTF_8)).isEqualTo("m" + i);
+        }
+        Publisher again = connect(newLeader).publisher(ORDERS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> again.publish(bytes("m20")).firstOffset() == 20);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
