@@ -231,6 +231,11 @@ public final class FelixClient implements AutoCloseable {
         return new StreamAdmin(this);
     }
 
+    /** Cluster status (a clustered broker only). */
+    public ClusterAdmin cluster() {
+        return new ClusterAdmin(this);
+    }
+
     /** Whether the connection is up. */
     public boolean connected() {
         return lost == null && !closed && connection.isActive();

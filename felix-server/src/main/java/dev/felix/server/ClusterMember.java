@@ -131,6 +131,10 @@ final class ClusterMember implements AutoCloseable {
         return metadata;
     }
 
+    Replication replication() {
+        return replication;
+    }
+
     RaftMetadata metadata() {
         return metadata;
     }

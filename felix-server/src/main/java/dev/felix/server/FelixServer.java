@@ -96,9 +96,42 @@ public final class FelixServer implements AutoCloseable {
     }
 
     private static FelixServer startLocked(BrokerConfig config, Metadata metadata, Router router) throws Exception {
+        CoreConfig core = config.coreConfig();
+        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry = BrokerMetrics.newRegistry();
+        ClusterMember member = null;
+        Broker broker;
+        if (config.clustered() && metadata == null) {
+            member = ClusterMember.start(config, registry);
+            broker = member.broker(core);
+        } else {
+            broker = new Broker(core,
+                    metadata != null ? metadata : LocalMetadata.at(config.dataDir()),
+                    router != null ? router : new LocalRouter());
+        }
+        try {
+            return serve(config, core, registry, member, broker);
+        } catch (Exception | Error e) {
+            broker.close();
+            if (member != null) {
+                member.close();
+            }
+            throw e;
+        }
+    }
+
+    /** The rest of a start, once the broker (and cluster membership) exist: TLS, metrics, listeners. */
+    private static FelixServer serve(BrokerConfig config, CoreConfig core,
+            io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry, ClusterMember member, Broker broker)
+            throws Exception {
         TlsMaterial tls;
         Path certFile;
-        if (config.tlsCert() != null) {
+        if (member != null && config.tlsCert() == null) {
+            // A cluster member shows clients its node certificate, issued by the cluster CA: clients trust
+            // the CA once for every node (a redirect may send them to any of them).
+            dev.felix.cluster.tls.ClusterTls clusterTls = member.metadata().tls();
+            tls = TlsMaterial.of(clusterTls.privateKey(), clusterTls.certificateChain());
+            certFile = config.cluster().ca();
+        } else if (config.tlsCert() != null) {
             try {
                 tls = TlsMaterial.loadPem(config.tlsCert(), config.tlsKey());
             } catch (dev.felix.transport.TlsException e) {
@@ -120,18 +153,6 @@ public final class FelixServer implements AutoCloseable {
                 LOG.info("generated a self-signed development certificate at {}", certFile);
             }
         }
-        CoreConfig core = config.coreConfig();
-        io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry = BrokerMetrics.newRegistry();
-        ClusterMember member = null;
-        Broker broker;
-        if (config.clustered() && metadata == null) {
-            member = ClusterMember.start(config, registry);
-            broker = member.broker(core);
-        } else {
-            broker = new Broker(core,
-                    metadata != null ? metadata : LocalMetadata.at(config.dataDir()),
-                    router != null ? router : new LocalRouter());
-        }
         // The tenants authentication names exist: a client with a valid token can create streams in them.
         for (String tenant : config.authTokens().keySet()) {
             broker.metadata().createTenant(tenant).join();
@@ -147,7 +168,7 @@ public final class FelixServer implements AutoCloseable {
         Authenticator auth = config.devMode() ? new DevModeAuthenticator(config.insecure())
                 : new StaticTokenAuthenticator(config.authTokens());
         ServerContext context = new ServerContext(broker, config, auth, metrics,
-                member == null ? null : member.view());
+                member == null ? null : member.view(), member == null ? null : member.replication());
         contextRef[0] = context;
         QuicServer quic = null;
         try {
@@ -179,10 +200,6 @@ public final class FelixServer implements AutoCloseable {
         } catch (Exception e) {
             if (quic != null) {
                 quic.close();
-            }
-            broker.close();
-            if (member != null) {
-                member.close();
             }
             metrics.close();
             throw e;

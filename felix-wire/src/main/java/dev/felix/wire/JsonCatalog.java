@@ -108,6 +108,32 @@ final class JsonCatalog {
         opt("consistency", STR, StreamDescription::consistency),
         opt("replicas", U32, StreamDescription::replicas));
 
+    static final JsonSchema<ClusterNodeStatus> CLUSTER_NODE = JsonSchema.<ClusterNodeStatus>of("nodes",
+        v -> new ClusterNodeStatus(v.str(0), v.str(1), v.str(2)),
+        req("node", STR, ClusterNodeStatus::node),
+        opt("addr", STR, ClusterNodeStatus::addr),
+        req("status", STR, ClusterNodeStatus::status));
+
+    static final JsonSchema<ReplicaLag> REPLICA_LAG = JsonSchema.<ReplicaLag>of("lag",
+        v -> new ReplicaLag(v.str(0), v.u64(1)),
+        req("node", STR, ReplicaLag::node),
+        req("records", U64, ReplicaLag::records));
+
+    static final JsonSchema<ClusterShardStatus> CLUSTER_SHARD = JsonSchema.<ClusterShardStatus>of("shards",
+        v -> new ClusterShardStatus(v.str(0), v.str(1), v.u32(2), v.str(3), v.str(4), v.u64(5), v.list(6), v.str(7),
+            v.optU64(8), v.optU64(9), v.list(10)),
+        req("kind", STR, ClusterShardStatus::kind),
+        req("name", STR, ClusterShardStatus::name),
+        req("shard", U32, ClusterShardStatus::shard),
+        req("consistency", STR, ClusterShardStatus::consistency),
+        opt("leader", STR, ClusterShardStatus::leader),
+        req("epoch", U64, ClusterShardStatus::epoch),
+        field("replicas", STR_LIST, REQUIRED, ClusterShardStatus::replicas),
+        req("status", STR, ClusterShardStatus::status),
+        opt("hwm", U64, ClusterShardStatus::hwm),
+        opt("log_end", U64, ClusterShardStatus::logEnd),
+        objects("lag", NULLABLE, REPLICA_LAG, ClusterShardStatus::lag));
+
     static final JsonSchema<CacheEntry> CACHE_ENTRY = JsonSchema.<CacheEntry>of("entries",
         v -> new CacheEntry(v.str(0), v.bytes(1), v.optU64(2)),
         req("key", STR, CacheEntry::key),
@@ -415,6 +441,17 @@ final class JsonCatalog {
             v -> new CacheListResult(v.list(0), v.optU64(1)),
             objects("caches", REQUIRED, CACHE_DESCRIPTION, CacheListResult::caches),
             opt("request_id", U64, CacheListResult::requestId)));
+
+        put(MessageType.CLUSTER_STATUS, JsonSchema.<Message.ClusterStatus>of("cluster_status",
+            v -> new Message.ClusterStatus(v.optU64(0)),
+            opt("request_id", U64, Message.ClusterStatus::requestId)));
+
+        put(MessageType.CLUSTER_STATUS_RESULT, JsonSchema.<Message.ClusterStatusResult>of("cluster_status_result",
+            v -> new Message.ClusterStatusResult(v.str(0), v.list(1), v.list(2), v.optU64(3)),
+            req("node", STR, Message.ClusterStatusResult::node),
+            objects("nodes", REQUIRED, CLUSTER_NODE, Message.ClusterStatusResult::nodes),
+            objects("shards", REQUIRED, CLUSTER_SHARD, Message.ClusterStatusResult::shards),
+            opt("request_id", U64, Message.ClusterStatusResult::requestId)));
 
         put(MessageType.CACHE_WATCH, JsonSchema.<CacheWatch>of("cache_watch",
             v -> new CacheWatch(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.optInt(5), v.optU64(6)),

@@ -1086,6 +1086,40 @@ public sealed interface Message extends WirePayload {
     }
 
     /**
+     * {@code cluster_status} (C to B, extension {@link Capabilities#CLUSTER}): what the answering node knows of
+     * the cluster. Keys: {@code request_id?}.
+     */
+    record ClusterStatus(Long requestId) implements Message {
+        @Override
+        public MessageType type() {
+            return MessageType.CLUSTER_STATUS;
+        }
+    }
+
+    /**
+     * {@code cluster_status_result} (B to C, extension {@link Capabilities#CLUSTER}). Keys: {@code node, nodes,
+     * shards, request_id?}.
+     *
+     * @param node   the answering node's id
+     * @param nodes  every member, sorted by id
+     * @param shards every replicated unit; progress ({@code hwm}, {@code log_end}, {@code lag}) only for the
+     *               units the answering node leads
+     */
+    record ClusterStatusResult(String node, List<ClusterNodeStatus> nodes, List<ClusterShardStatus> shards,
+                               Long requestId) implements Message {
+        public ClusterStatusResult {
+            Objects.requireNonNull(node, "node");
+            nodes = List.copyOf(Objects.requireNonNull(nodes, "nodes"));
+            shards = List.copyOf(Objects.requireNonNull(shards, "shards"));
+        }
+
+        @Override
+        public MessageType type() {
+            return MessageType.CLUSTER_STATUS_RESULT;
+        }
+    }
+
+    /**
      * {@code cache_list_result} (B to C, extension {@link Capabilities#CACHE_EXT}). Keys: {@code caches,
      * request_id?}; each element of {@code caches} is a {@link CacheDescription} object.
      *

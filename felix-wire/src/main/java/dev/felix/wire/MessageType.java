@@ -93,7 +93,11 @@ public enum MessageType {
     /** {@link Message.Unsubscribe} (extension). */
     UNSUBSCRIBE("unsubscribe", Direction.CLIENT_TO_BROKER, Capabilities.SUBSCRIPTION_MUX),
     /** {@link Message.SubscriptionEnded} (extension). */
-    SUBSCRIPTION_ENDED("subscription_ended", Direction.BROKER_TO_CLIENT, Capabilities.SUBSCRIPTION_MUX);
+    SUBSCRIPTION_ENDED("subscription_ended", Direction.BROKER_TO_CLIENT, Capabilities.SUBSCRIPTION_MUX),
+    /** {@link Message.ClusterStatus} (extension). */
+    CLUSTER_STATUS("cluster_status", Direction.CLIENT_TO_BROKER, Capabilities.CLUSTER),
+    /** {@link Message.ClusterStatusResult} (extension). */
+    CLUSTER_STATUS_RESULT("cluster_status_result", Direction.BROKER_TO_CLIENT, Capabilities.CLUSTER);
 
     private static final Map<String, MessageType> BY_NAME = new HashMap<>();
 

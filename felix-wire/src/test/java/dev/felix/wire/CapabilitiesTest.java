@@ -80,9 +80,19 @@ class CapabilitiesTest {
         assertThat(Capabilities.required(new Message.StreamListResult(List.of(), null))).isEqualTo(Capabilities.ADMIN);
         assertThat(Capabilities.required(new Message.Unsubscribe(3))).isEqualTo(Capabilities.SUBSCRIPTION_MUX);
         assertThat(Capabilities.required(new ErrorMessage("x", null, null, 7L))).isEqualTo(Capabilities.ERROR_CODES);
+        assertThat(Capabilities.required(new ErrorMessage("x", "not_leader", null, null, new LeaderInfo("n2", "h:1", 3))))
+            .isEqualTo(Capabilities.ERROR_CODES | Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.PublishError(1, "x", "not_leader", new LeaderInfo("n2", "h:1", 3))))
+            .isEqualTo(Capabilities.ERROR_CODES | Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.StreamCreate("t", "n", "s", null, true, null, null, null, null,
+            "quorum", null))).isEqualTo(Capabilities.ADMIN | Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.StreamInfo(new StreamDescription("t", "n", "s", 1, true, null,
+            null, null, List.of(new ShardInfo(0, 0, 1, "n1", 2L, List.of("n1"), "online"))), null)))
+            .isEqualTo(Capabilities.ADMIN | Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.ClusterStatus(null))).isEqualTo(Capabilities.CLUSTER);
         for (MessageType t : MessageType.values()) {
             assertThat(t.requiredCapability()).isIn(0, Capabilities.GAP_NOTICES, Capabilities.ADMIN,
-                Capabilities.CACHE_EXT, Capabilities.SUBSCRIPTION_MUX);
+                Capabilities.CACHE_EXT, Capabilities.SUBSCRIPTION_MUX, Capabilities.CLUSTER);
         }
     }
 

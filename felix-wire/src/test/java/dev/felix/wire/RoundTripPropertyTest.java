@@ -42,7 +42,7 @@ class RoundTripPropertyTest {
     // mixing would spend a third of the tries on the first type. Tries: about 170 per message type
     // (32 types), so that the ">= 100 of each type" coverage check keeps a wide statistical margin;
     // raise it with the number of types.
-    @Property(tries = 5400, seed = TestSupport.SEED, edgeCases = EdgeCasesMode.NONE)
+    @Property(tries = 6000, seed = TestSupport.SEED, edgeCases = EdgeCasesMode.NONE)
     @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF) // coverage is still enforced
     void everyMessageTypeRoundTripsThroughAFrame(@ForAll("messages") Message m) throws Exception {
         byte[] frame = WireCodec.encodeFrame(m);

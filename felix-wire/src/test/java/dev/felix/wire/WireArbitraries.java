@@ -219,6 +219,17 @@ final class WireArbitraries {
                 optText(), optU64(), optU64(), optU64(), replication())
             .as((s, sh, d, f, rb, ra, r, repl) -> new StreamCreate(s.tenant, s.namespace, s.name, sh, d, f, rb, ra, r,
                 repl.consistency(), repl.replicas())));
+        m.put(MessageType.CLUSTER_STATUS, optU64().map(Message.ClusterStatus::new));
+        Arbitrary<ClusterNodeStatus> clusterNode = Combinators.combine(text(), optText(), text()).as(ClusterNodeStatus::new);
+        Arbitrary<ReplicaLag> lag = Combinators.combine(text(), u64()).as(ReplicaLag::new);
+        Arbitrary<ClusterShardStatus> clusterShard = Combinators.combine(text(), text(), u32(), text(), optText(), u64(),
+                text().list().ofMaxSize(3), text())
+            .flatAs((kind, name, shard, cons, leader, epoch, replicas, status) -> Combinators.combine(optU64(), optU64(),
+                    lag.list().ofMaxSize(2).injectNull(0.5))
+                .as((hwm, end, lags) -> new ClusterShardStatus(kind, name, shard, cons, leader, epoch, replicas, status,
+                    hwm, end, lags)));
+        m.put(MessageType.CLUSTER_STATUS_RESULT, Combinators.combine(text(), clusterNode.list().ofMaxSize(3),
+                clusterShard.list().ofMaxSize(3), optU64()).as(Message.ClusterStatusResult::new));
         m.put(MessageType.STREAM_DESCRIBE, Combinators.combine(scope(), optU64())
             .as((s, r) -> new StreamDescribe(s.tenant, s.namespace, s.name, r)));
         m.put(MessageType.STREAM_LIST, Combinators.combine(text(), optText(), optU64()).as(StreamList::new));

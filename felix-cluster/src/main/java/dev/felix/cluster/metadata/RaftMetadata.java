@@ -196,7 +196,13 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         NodeFile node = NodeFile.loadOrCreate(settings.clusterDir(), settings);
         ClusterTls tls;
         try {
-            tls = ClusterTls.load(settings.tls(), settings.nodeId(), List.of(node.raftAddress().host()),
+            // The node shows clients the same identity: a certificate it issues itself names where clients
+            // reach it too (and localhost, for a node on loopback).
+            java.util.List<String> clientNames = new java.util.ArrayList<>(List.of(addresses.client().host()));
+            if (isLoopback(addresses.client().host())) {
+                clientNames.add("localhost");
+            }
+            tls = ClusterTls.load(settings.tls(), settings.nodeId(), List.of(node.raftAddress().host()), clientNames,
                     settings.clusterDir().resolve("tls"));
         } catch (TlsException e) {
             throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
@@ -211,6 +217,15 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         } catch (IOException | RuntimeException e) {
             m.close();
             throw new FelixException(ErrorCode.UNAVAILABLE, "cluster metadata could not start: " + e);
+        }
+    }
+
+    /** Whether {@code host} names this machine's loopback interface. */
+    private static boolean isLoopback(String host) {
+        try {
+            return java.net.InetAddress.getByName(host).isLoopbackAddress();
+        } catch (java.io.IOException e) {
+            return false;
         }
     }
 

@@ -104,6 +104,16 @@ final class ReplicatedGate implements CommitGate {
         return key;
     }
 
+    /** The committed end, the log end, and each follower's position, as of now. */
+    synchronized LeaderProgress progress() {
+        java.util.Map<String, Long> ends = new java.util.TreeMap<>();
+        for (String f : followers) {
+            long[] pos = positions.get(f);
+            ends.put(f, pos == null ? 0 : pos[0]);
+        }
+        return new LeaderProgress(committed, ownWritten, ends);
+    }
+
     /** This leader's own report on its log (it is not fenced). */
     dev.felix.cluster.ReplicaReport report() {
         return new dev.felix.cluster.ReplicaReport(key, log.lastEpoch(), log.tailOffset(), log.durableOffset(), -1);

@@ -155,6 +155,11 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
         return out;
     }
 
+    /** Progress of {@code key} if this node leads it and its log is open. Any thread. */
+    public Optional<LeaderProgress> progress(ShardKey key) {
+        return leading(key).map(ReplicatedGate::progress);
+    }
+
     /** Whether this node has taken over {@code key} at {@code epoch} (its follower copy closed). */
     boolean readyToLead(ShardKey key, long epoch) {
         return manager.readyToLead(key, epoch);

@@ -235,6 +235,16 @@ public final class ClusterTls {
      */
     public static ClusterTls load(Settings settings, String nodeId, List<String> hosts, Path tlsDir)
             throws TlsException {
+        return load(settings, nodeId, hosts, List.of(), tlsDir);
+    }
+
+    /**
+     * As {@link #load(Settings, String, List, Path)}; a certificate this node issues itself also names
+     * {@code extraHosts} (where clients reach it: the node presents the same identity to clients), which an
+     * operator-issued certificate is not required to name.
+     */
+    public static ClusterTls load(Settings settings, String nodeId, List<String> hosts, List<String> extraHosts,
+            Path tlsDir) throws TlsException {
         Objects.requireNonNull(settings, "settings");
         X509Certificate ca = readCa(settings.caCert());
         if (settings.nodeCert() != null) {
@@ -269,6 +279,11 @@ public final class ClusterTls {
         }
         Path certFile = tlsDir.resolve(NODE_CERT_FILE);
         Path keyFile = tlsDir.resolve(NODE_KEY_FILE);
+        if (!extraHosts.isEmpty()) {
+            java.util.LinkedHashSet<String> all = new java.util.LinkedHashSet<>(hosts);
+            all.addAll(extraHosts);
+            hosts = List.copyOf(all);
+        }
         if (Files.exists(certFile) && Files.exists(keyFile)) {
             try {
                 TlsMaterial existing = TlsMaterial.loadPem(certFile, keyFile);

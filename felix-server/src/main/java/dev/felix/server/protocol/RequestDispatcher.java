@@ -88,6 +88,15 @@ final class RequestDispatcher {
             if (requireBidirectional("admin requests need a bidirectional stream")) {
                 session.acks().inOrder(Admin.handle(session.context, session.tenant(), m, session.negotiated()));
             }
+        } else if (m instanceof Message.ClusterStatus cs) {
+            if (requireBidirectional("cluster_status needs a bidirectional stream")) {
+                session.acks().inOrder(java.util.concurrent.CompletableFuture.completedFuture(
+                        session.context.cluster == null
+                                ? Frames.error(dev.felix.core.FelixError.of(dev.felix.core.ErrorCode.BAD_REQUEST,
+                                        "this broker is a single node, not a cluster member"), cs.requestId(),
+                                        session.negotiated())
+                                : ClusterStatusRequests.answer(session.context, cs.requestId())));
+            }
         } else if (CacheRequests.handles(m)) {
             cache(m);
         } else if (m instanceof Message.CacheWatch w) {

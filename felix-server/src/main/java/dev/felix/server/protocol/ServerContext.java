@@ -26,15 +26,18 @@ public final class ServerContext {
     final Set<ConnectionHandler> connections = ConcurrentHashMap.newKeySet();
     /** This node's view of the cluster, or null for a single node. */
     final dev.felix.cluster.ClusterView cluster;
+    /** This node's shard replication (progress of the shards it leads), or null for a single node. */
+    final dev.felix.cluster.replication.Replication replication;
     private volatile boolean draining;
 
     public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics) {
-        this(broker, config, authenticator, metrics, null);
+        this(broker, config, authenticator, metrics, null, null);
     }
 
     /** A member of a cluster ({@code cluster} non-null) or a single node. */
     public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics,
-            dev.felix.cluster.ClusterView cluster) {
+            dev.felix.cluster.ClusterView cluster, dev.felix.cluster.replication.Replication replication) {
+        this.replication = replication;
         this.broker = broker;
         this.config = config;
         this.authenticator = authenticator;

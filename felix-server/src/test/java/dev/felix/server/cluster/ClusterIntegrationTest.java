@@ -77,8 +77,11 @@ class ClusterIntegrationTest {
         return server;
     }
 
-    private FelixClient connect(FelixServer node) {
-        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(node.tls().chain()))
+    private ClusterTls.CaFiles ca;
+
+    /** A client that trusts the cluster CA only: every node shows clients a certificate the CA issued. */
+    private FelixClient connect(FelixServer node) throws Exception {
+        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(ca.cert()))
                 .broker(node.quicAddress()).tenant("t1").build());
         clients.add(c);
         return c;
@@ -91,7 +94,7 @@ class ClusterIntegrationTest {
     @Test
     void aQuorumStreamIsReplicated_redirectsNameItsLeader_andACleanStopHandsItToAReplicaWithEveryRecord()
             throws Exception {
-        ClusterTls.CaFiles ca = ClusterTls.createCa(dir.resolve("ca"));
+        ca = ClusterTls.createCa(dir.resolve("ca"));
         FelixServer n1 = start("n1", ca, null);
         String raft1 = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
         start("n2", ca, raft1);
@@ -104,6 +107,7 @@ class ClusterIntegrationTest {
         assertThat(created.replicas()).isEqualTo(3);
         String leaderId = created.shardInfo().get(0).leader();
         assertThat(created.shardInfo().get(0).replicas()).containsExactlyInAnyOrder("n1", "n2", "n3");
+        assertThat(n1.certificateFile()).as("clients are told to trust the cluster CA").isEqualTo(ca.cert());
 
         // A node that does not lead the shard says who does.
         String otherId = nodes.keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
@@ -115,11 +119,20 @@ class ClusterIntegrationTest {
         assertThat(redirect.leader().addr()).isEqualTo("127.0.0.1:" + node(leaderId).quicAddress().getPort());
 
         FelixServer leader = node(leaderId);
-        Publisher publisher = connect(leader).publisher(ORDERS);
+        FelixClient leaderClient = connect(leader);
+        Publisher publisher = leaderClient.publisher(ORDERS);
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> publisher.publish(bytes("m0")).firstOffset() == 0);
         for (int i = 1; i < 20; i++) {
             assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(i);
         }
+
+        var status = leaderClient.cluster().status();
+        assertThat(status.node()).isEqualTo(leaderId);
+        assertThat(status.nodes()).extracting(n -> n.node() + "=" + n.status()).containsExactly("n1=up", "n2=up", "n3=up");
+        assertThat(status.shards()).hasSize(1);
+        assertThat(status.shards().get(0).leader()).isEqualTo(leaderId);
+        assertThat(status.shards().get(0).hwm()).isEqualTo(20L);
+        assertThat(status.shards().get(0).lag()).hasSize(2);
 
         // A clean stop hands the shard over; the new leader serves every acknowledged record at its offset.
         leader.close();
