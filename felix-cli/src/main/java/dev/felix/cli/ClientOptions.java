@@ -44,6 +44,11 @@ final class ClientOptions {
 
     /** Connects as {@code tenant}. */
     FelixClient connect(String tenant) {
+        return connect(tenant, broker.toSocketAddress());
+    }
+
+    /** Connects as {@code tenant} to {@code address} (another node of the --broker's cluster). */
+    FelixClient connect(String tenant, java.net.InetSocketAddress address) {
         ClientTrust trust;
         if (fingerprint != null) {
             trust = ClientTrust.pinnedFingerprint(fingerprint);
@@ -59,7 +64,7 @@ final class ClientOptions {
             }
         }
         ClientConfig.Builder b = ClientConfig.builder(trust)
-                .broker(broker.toSocketAddress())
+                .broker(address)
                 .tenant(tenant)
                 .token(tokenGiven() ? token : "dev");
         if (serverName != null) {

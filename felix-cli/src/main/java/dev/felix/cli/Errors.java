@@ -36,7 +36,12 @@ final class Errors implements CommandLine.IExecutionExceptionHandler, CommandLin
     @Override
     public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parse) {
         if (e instanceof FelixClientException fe) {
-            cmd.getErr().println("felix: " + fe.getMessage());
+            if (cmd.getCommandSpec().userObject() instanceof PubCommand && fe.brokerMessage() != null) {
+                // The broker's words as they are: a refused publish (quorum_timeout, not_leader, ...).
+                cmd.getErr().println("publish failed: " + fe.brokerMessage());
+            } else {
+                cmd.getErr().println("felix: " + fe.getMessage());
+            }
             String hint = hint(fe, clientOptions(cmd));
             if (hint != null) {
                 cmd.getErr().println("  " + hint);
@@ -85,6 +90,9 @@ final class Errors implements CommandLine.IExecutionExceptionHandler, CommandLin
         if (e.code() == ErrorCode.CONNECTION_LOST && e.getMessage().contains("no answer within")) {
             return "is a broker running at " + (options != null ? options.broker : "--broker")
                     + "? Start one with 'felix server', or point --broker HOST:PORT (or FELIX_BROKER) at it";
+        }
+        if (e.code() == ErrorCode.NOT_LEADER && e.leader() != null) {
+            return "node " + e.leader().node() + " leads it: pass --broker " + e.leader().addr();
         }
         if (e.code() == ErrorCode.CONNECTION_LOST && e.getMessage().contains("cannot resolve")) {
             return "check the host in --broker HOST:PORT (or FELIX_BROKER)";

@@ -22,6 +22,7 @@ import picocli.CommandLine.Command;
             PubCommand.class,
             SubCommand.class,
             StreamCommand.class,
+            ClusterCommand.class,
             LogCommand.class,
             CacheCommand.class,
             BenchCommand.class,

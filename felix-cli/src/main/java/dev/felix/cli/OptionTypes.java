@@ -233,6 +233,20 @@ final class OptionTypes {
         }
     }
 
+    /** When a replicated stream acknowledges a batch. */
+    static final class Consistency extends Choice {
+        Consistency() {
+            super("leader", "quorum");
+        }
+    }
+
+    /** Copies of each shard of a replicated stream. */
+    static final class Replicas extends BoundedInt {
+        Replicas() {
+            super(1, dev.felix.core.StreamConfig.MAX_REPLICAS);
+        }
+    }
+
     /** Where a cache keeps its entries. */
     static final class Backing extends Choice {
         Backing() {

@@ -57,6 +57,16 @@ final class StreamCommand implements Runnable {
                 description = "Durable only: keep events this long, e.g. 7d, 12h, 30m. Default: no limit.")
         Duration retentionAge;
 
+        @Option(names = "--replicas", paramLabel = "N", converter = OptionTypes.Replicas.class,
+                description = "Cluster, durable only: copies of each shard (the leader's included), 1 to "
+                        + dev.felix.core.StreamConfig.MAX_REPLICAS + ". Default: min(3, nodes).")
+        Integer replicas;
+
+        @Option(names = "--consistency", paramLabel = "MODE", converter = OptionTypes.Consistency.class,
+                description = "Cluster, durable only: leader (acknowledged from the leader's log) or quorum"
+                        + " (acknowledged once a majority of the replicas holds it). Default: leader.")
+        String consistency;
+
         @Mixin
         ClientOptions client;
 
@@ -67,9 +77,13 @@ final class StreamCommand implements Runnable {
                 throw new Errors.UsageException("--fsync, --retention-bytes and --retention-age apply to durable"
                         + " streams only: add --durable");
             }
+            if (!durable && (replicas != null || consistency != null)) {
+                throw new Errors.UsageException("--replicas and --consistency apply to durable streams only (an"
+                        + " ephemeral stream is not replicated): add --durable");
+            }
             try (FelixClient c = client.connect(ref.tenant())) {
                 StreamDescription d = c.streams().create(ref,
-                        new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge));
+                        new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas));
                 print(d);
             }
             return 0;
@@ -145,11 +159,27 @@ final class StreamCommand implements Runnable {
                     : Long.toUnsignedString(d.retentionBytes()) + " bytes per shard") + ", "
                     + (d.retentionAgeMs() == null ? "no age limit" : Units.millis(d.retentionAgeMs())));
         }
+        if (d.consistency() != null) {
+            System.out.println("replicas   " + d.replicas() + ", consistency " + d.consistency());
+        }
         if (d.shardInfo() != null) {
-            System.out.printf("%-6s %14s %14s%n", "SHARD", "OLDEST", "NEXT");
+            boolean clustered = d.shardInfo().stream().anyMatch(s -> s.leader() != null);
+            if (clustered) {
+                System.out.printf("%-6s %14s %14s  %-10s %6s  %-20s %s%n", "SHARD", "OLDEST", "NEXT", "LEADER", "EPOCH",
+                        "REPLICAS", "STATUS");
+            } else {
+                System.out.printf("%-6s %14s %14s%n", "SHARD", "OLDEST", "NEXT");
+            }
             for (ShardInfo s : d.shardInfo()) {
-                System.out.printf("%-6d %14s %14s%n", s.shard(), Long.toUnsignedString(s.baseOffset()),
-                        Long.toUnsignedString(s.nextOffset()));
+                if (clustered) {
+                    System.out.printf("%-6d %14s %14s  %-10s %6s  %-20s %s%n", s.shard(),
+                            Long.toUnsignedString(s.baseOffset()), Long.toUnsignedString(s.nextOffset()),
+                            s.leader() == null ? "-" : s.leader(), s.epoch() == null ? "-" : s.epoch(),
+                            s.replicas() == null ? "-" : String.join(",", s.replicas()), s.status());
+                } else {
+                    System.out.printf("%-6d %14s %14s%n", s.shard(), Long.toUnsignedString(s.baseOffset()),
+                            Long.toUnsignedString(s.nextOffset()));
+                }
             }
         }
     }
