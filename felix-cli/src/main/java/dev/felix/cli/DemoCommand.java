@@ -18,8 +18,9 @@ import picocli.CommandLine.Unmatched;
 @Command(name = "demo", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {"Demos that check their own outcome, each on its own broker.",
                 "",
-                "Each runs an in-process broker, prints a final table and, last, a RESULT line; it exits 0 only if every mode or policy kept its promise (1 if not, 2 for a usage error). Flags of each: felix demo NAME --help"},
-        subcommands = {DemoCommand.StateDivergence.class, DemoCommand.SlowConsumer.class})
+                "Each runs its own broker (the cluster demos: three node processes), prints a final table and, last, a RESULT line; it exits 0 only if every mode or policy kept its promise (1 if not, 2 for a usage error). Flags of each: felix demo NAME --help"},
+        subcommands = {DemoCommand.StateDivergence.class, DemoCommand.SlowConsumer.class,
+            DemoCommand.ClusterConsistency.class, DemoCommand.ClusterFailover.class})
 final class DemoCommand implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -57,6 +58,38 @@ final class DemoCommand implements Runnable {
         public Integer call() {
             quietBrokerLogs();
             return SlowConsumerDemo.run(args.toArray(String[]::new), System.out, System.err);
+        }
+    }
+
+    @Command(name = "cluster-consistency",
+            description = {"Leader vs quorum consistency when replicas stop answering (three real node processes).",
+                "",
+                "Flags: felix demo cluster-consistency --help."})
+    static final class ClusterConsistency implements Callable<Integer> {
+        @Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            quietBrokerLogs();
+            return dev.felix.demos.cluster.ClusterConsistencyDemo.run(args.toArray(String[]::new), System.out,
+                    System.err);
+        }
+    }
+
+    @Command(name = "cluster-failover",
+            description = {"A quorum record survives SIGKILL of its leader; a refused one is truncated (three real"
+                    + " node processes).",
+                "",
+                "Flags: felix demo cluster-failover --help."})
+    static final class ClusterFailover implements Callable<Integer> {
+        @Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            quietBrokerLogs();
+            return dev.felix.demos.cluster.ClusterFailoverDemo.run(args.toArray(String[]::new), System.out, System.err);
         }
     }
 

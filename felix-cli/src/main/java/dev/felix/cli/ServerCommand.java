@@ -139,8 +139,14 @@ final class ServerCommand implements Callable<Integer> {
                 + server.httpAddress().getPort() + "  (/live /ready /metrics)");
         System.out.println("  data   " + cfg.dataDir());
         System.out.println("  cert   " + server.certificateFile() + "  SHA-256 " + server.fingerprint());
+        if (server.cluster() != null) {
+            var self = server.cluster().node(server.cluster().localNodeId()).orElseThrow();
+            System.out.println("  node   " + self.nodeId() + "  (raft " + self.raftAddress() + ", peer " + self.peerAddress()
+                    + "; cluster " + cfg.cluster().name() + ", " + server.cluster().nodes().size() + " node(s))");
+        }
         System.out.println("  mode   " + (cfg.devMode()
-                ? "dev: any auth accepted on loopback; streams are created on first use"
+                ? (cfg.clustered() ? "dev: any auth accepted on loopback; create streams explicitly (a cluster)"
+                        : "dev: any auth accepted on loopback; streams are created on first use")
                 : "static tokens for " + cfg.authTokens().size() + " tenant(s)"));
         System.out.flush();
         stopped.await();

@@ -1,0 +1,165 @@
+package dev.felix.demos.cluster;
+
+import dev.felix.client.ClientConfig;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.cluster.tls.ClusterTls;
+import dev.felix.transport.ClientTrust;
+import dev.felix.transport.TlsException;
+import dev.felix.wire.ClusterShardStatus;
+import dev.felix.wire.Message;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * A cluster of {@link NodeProcess}es on this machine, with a cluster CA of its own, and clients that trust
+ * that CA. Nodes are named {@code n1..nN}; {@code n1} bootstraps and the others join through it.
+ *
+ * <p>Not thread-safe: one thread drives it. {@link #close()} kills every node.
+ */
+public final class LocalCluster implements AutoCloseable {
+
+    private final Path dir;
+    private final ClusterTls.CaFiles ca;
+    private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
+    private final List<String> extra;
+
+    private LocalCluster(Path dir, ClusterTls.CaFiles ca, List<String> extra) {
+        this.dir = dir;
+        this.ca = ca;
+        this.extra = extra;
+    }
+
+    /**
+     * Starts {@code size} nodes under {@code dir}, each with {@code extra} server flags (e.g. a shorter
+     * failure timeout); the joiners start concurrently once the first node is up.
+     */
+    public static LocalCluster start(Path dir, int size, List<String> extra) throws IOException, InterruptedException {
+        ClusterTls.CaFiles ca;
+        try {
+            ca = ClusterTls.createCa(dir.resolve("ca"));
+        } catch (TlsException e) {
+            throw new IOException("cannot create the cluster CA: " + e.getMessage(), e);
+        }
+        LocalCluster c = new LocalCluster(dir, ca, List.copyOf(extra));
+        try {
+            NodeProcess first = NodeProcess.start("n1", dir.resolve("n1"), dir.resolve("logs"), ca.cert(), ca.key(),
+                    null, extra);
+            c.nodes.put("n1", first);
+            for (int i = 2; i <= size; i++) {
+                String id = "n" + i;
+                c.nodes.put(id, NodeProcess.start(id, dir.resolve(id), dir.resolve("logs"), ca.cert(), ca.key(),
+                        first.raftAddress(), extra));
+            }
+            return c;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    public NodeProcess node(String id) {
+        NodeProcess n = nodes.get(id);
+        if (n == null) {
+            throw new IllegalArgumentException("no node " + id);
+        }
+        return n;
+    }
+
+    public List<NodeProcess> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    /**
+     * Restarts the given nodes from their data directories together (a cluster that lost its majority needs
+     * its nodes back at the same time: each waits for a majority) and waits until each serves.
+     */
+    public void restart(List<String> ids) throws IOException, InterruptedException {
+        for (String id : ids) {
+            node(id).spawnAgain();
+        }
+        for (String id : ids) {
+            node(id).awaitBanner();
+        }
+    }
+
+    /** The cluster CA certificate clients trust. */
+    public Path caCertificate() {
+        return ca.cert();
+    }
+
+    /** A client of node {@code id} (as tenant {@code t1}), trusting the cluster CA. */
+    public FelixClient connect(String id) {
+        try {
+            return FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(ca.cert()))
+                    .broker(node(id).clientAddress()).tenant("t1").requestTimeout(Duration.ofSeconds(10)).build());
+        } catch (TlsException e) {
+            throw new IllegalStateException("cannot read the cluster CA " + ca.cert() + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The cluster status as node {@code id} answers it. */
+    public Message.ClusterStatusResult status(String id) {
+        try (FelixClient c = connect(id)) {
+            return c.cluster().status();
+        }
+    }
+
+    /** Shard {@code shard} of stream {@code name} as node {@code id} sees it. */
+    public ClusterShardStatus shard(String id, String name, int shard) {
+        for (ClusterShardStatus s : status(id).shards()) {
+            if (s.kind().equals("stream") && s.name().equals(name) && s.shard() == shard) {
+                return s;
+            }
+        }
+        throw new IllegalStateException("node " + id + " knows no shard " + name + "/" + shard);
+    }
+
+    /**
+     * Polls node {@code id}'s view of a shard until {@code condition} holds (answers that fail — a node still
+     * electing — count as not yet), or fails after {@code timeout}.
+     */
+    public ClusterShardStatus awaitShard(String id, String name, int shard, Duration timeout,
+            Predicate<ClusterShardStatus> condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "no answer";
+        while (System.nanoTime() < deadline) {
+            try {
+                ClusterShardStatus s = shard(id, name, shard);
+                if (condition.test(s)) {
+                    return s;
+                }
+                last = s.toString();
+            } catch (FelixClientException | IllegalStateException e) {
+                last = e.getMessage();
+            }
+            Thread.sleep(100); // polling another process's state
+        }
+        throw new IllegalStateException("within " + timeout.toSeconds() + " s, " + what + " did not happen (node " + id
+                + " last said: " + last + ")");
+    }
+
+    /** Nodes other than {@code leader} among {@code replicas}. */
+    public static List<String> followersOf(ClusterShardStatus s) {
+        List<String> out = new ArrayList<>(s.replicas());
+        out.remove(s.leader());
+        return out;
+    }
+
+    @Override
+    public void close() {
+        for (NodeProcess n : nodes.values()) {
+            n.close();
+        }
+    }
+
+    public Path directory() {
+        return dir;
+    }
+}

@@ -1,0 +1,243 @@
+package dev.felix.demos.cluster;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * One {@code felix server} cluster node as a child process on loopback ports: started with this JVM's java
+ * and class path (the {@code felix} launcher's jar, or a test's class path), its output in files that
+ * survive a kill. {@link #freeze()} and {@link #thaw()} send SIGSTOP and SIGCONT; {@link #kill()} SIGKILL;
+ * {@link #restart()} starts it again over the same data directory (a node remembers its id, Raft port and
+ * membership there; its QUIC port is new).
+ *
+ * <p>Not thread-safe: one thread drives a node.
+ */
+public final class NodeProcess implements AutoCloseable {
+
+    /** The main class of the {@code felix} command. */
+    static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
+    /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
+    static final Duration STARTUP = Duration.ofSeconds(90);
+
+    private static final Pattern QUIC = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern RAFT = Pattern.compile("(?m)^\\s+node\\s+\\S+\\s+\\(raft ([^,]+),");
+
+    final String id;
+    private final Path dataDir;
+    private final Path logDir;
+    private final Path ca;
+    private final Path caKey;
+    private final List<String> extra;
+    private Process process;
+    private int quicPort;
+    private String raftAddress;
+    private int starts;
+    private boolean frozen;
+
+    private NodeProcess(String id, Path dataDir, Path logDir, Path ca, Path caKey, List<String> extra) {
+        this.id = id;
+        this.dataDir = dataDir;
+        this.logDir = logDir;
+        this.ca = ca;
+        this.caKey = caKey;
+        this.extra = List.copyOf(extra);
+    }
+
+    /**
+     * Starts node {@code id} for the first time: bootstrapping a cluster ({@code join == null}) or joining
+     * through the Raft address {@code join}.
+     */
+    static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join, List<String> extra)
+            throws IOException, InterruptedException {
+        NodeProcess n = new NodeProcess(id, dataDir, logDir, ca, caKey, extra);
+        List<String> first = new ArrayList<>();
+        if (join == null) {
+            first.add("--cluster-bootstrap");
+        } else {
+            first.add("--cluster-join");
+            first.add(join);
+        }
+        n.launch(first);
+        return n;
+    }
+
+    /** Starts the node again from its data directory (after {@link #kill()} or {@link #stop()}). */
+    void restart() throws IOException, InterruptedException {
+        spawnAgain();
+        awaitBanner();
+    }
+
+    /**
+     * Starts the process again without waiting for it to be ready ({@link #awaitBanner()}): nodes of a
+     * cluster that lost its majority must start together, since each waits for a majority to answer.
+     */
+    void spawnAgain() throws IOException {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("node " + id + " is still running");
+        }
+        spawn(List.of());
+    }
+
+    private void launch(List<String> membership) throws IOException, InterruptedException {
+        spawn(membership);
+        awaitBanner();
+    }
+
+    private Path stderr;
+
+    private void spawn(List<String> membership) throws IOException {
+        starts++;
+        String java = ProcessHandle.current().info().command().orElse("java");
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-cp",
+                System.getProperty("java.class.path"), FELIX_MAIN, "server",
+                "--node-id", id, "--data-dir", dataDir.toString(),
+                "--quic-bind", "127.0.0.1:0", "--http-bind", "127.0.0.1:0", "--raft-bind", "127.0.0.1:0",
+                "--cluster-ca-cert", ca.toString(), "--cluster-ca-key", caKey.toString()));
+        command.addAll(membership);
+        command.addAll(extra);
+        Files.createDirectories(logDir);
+        Path out = stdout();
+        Path err = logDir.resolve(id + "." + starts + ".err");
+        stderr = err;
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        builder.environment().putIfAbsent("FELIX_LOG_LEVEL", "info");
+        process = builder.start();
+        frozen = false;
+    }
+
+    /** Waits until the process printed its banner (it serves), reading its ports from it. */
+    void awaitBanner() throws IOException, InterruptedException {
+        Path out = stdout();
+        Path err = stderr;
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IOException("node " + id + " exited with " + process.exitValue() + " while starting: "
+                        + tail(err));
+            }
+            String text = Files.readString(out);
+            if (text.contains("  mode ")) {
+                Matcher q = QUIC.matcher(text);
+                Matcher r = RAFT.matcher(text);
+                if (!q.find() || !r.find()) {
+                    throw new IOException("node " + id + " printed an unexpected banner: " + text);
+                }
+                quicPort = Integer.parseInt(q.group(1));
+                raftAddress = r.group(1);
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new IOException("node " + id + " did not start within " + STARTUP.toSeconds() + " s: "
+                        + tail(err));
+            }
+            Thread.sleep(20); // polling a child's output file: there is nothing to wait on
+        }
+    }
+
+    private Path stdout() {
+        return logDir.resolve(id + "." + starts + ".out");
+    }
+
+    /** The address clients reach this node at (changes with every start). */
+    public InetSocketAddress clientAddress() {
+        return new InetSocketAddress("127.0.0.1", quicPort);
+    }
+
+    /** Its Raft endpoint ({@code host:port}; kept across restarts). */
+    public String raftAddress() {
+        return raftAddress;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean alive() {
+        return process != null && process.isAlive();
+    }
+
+    public boolean frozen() {
+        return frozen;
+    }
+
+    /** SIGSTOP: the process stops running (its sockets stay open, it answers nothing) until {@link #thaw()}. */
+    public void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+        frozen = true;
+    }
+
+    /** SIGCONT. */
+    public void thaw() throws IOException, InterruptedException {
+        signal("CONT");
+        frozen = false;
+    }
+
+    /** SIGKILL: nothing is flushed, no hand-off. Returns once the process is gone. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+        frozen = false;
+    }
+
+    /** SIGTERM (a clean stop: leaderships are handed off), then up to 60 s for it to exit, then SIGKILL. */
+    public void stop() throws InterruptedException, IOException {
+        if (frozen) {
+            thaw();
+        }
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
+    private static String tail(Path file) {
+        try {
+            String text = Files.readString(file);
+            return text.length() > 2000 ? "..." + text.substring(text.length() - 2000) : text;
+        } catch (IOException e) {
+            return "(no output: " + e.getMessage() + ")";
+        }
+    }
+
+    /** Kills the process if it still runs (thawing it first). */
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            if (frozen) {
+                try {
+                    thaw();
+                } catch (IOException | InterruptedException e) {
+                    // killed below anyway
+                }
+            }
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return id + (alive() ? (frozen ? " (frozen)" : " (pid " + pid() + ")") : " (down)");
+    }
+}
