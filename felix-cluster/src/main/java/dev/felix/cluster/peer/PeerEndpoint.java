@@ -99,8 +99,25 @@ public final class PeerEndpoint implements AutoCloseable {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("the peer endpoint is closed"));
         }
-        Outgoing out = outgoing.compute(nodeId, (id, existing) ->
-                existing != null && existing.usable(address) ? existing : new Outgoing(id, address, existing));
+        // The map only chooses which Outgoing serves the node; connecting happens after compute returns.
+        // Blocking inside compute would hold the map's bin lock while the bind waits for an event loop, and
+        // an event loop forgetting a closed connection (Closing below) waits for that same lock: a deadlock.
+        Outgoing[] created = new Outgoing[1];
+        Outgoing[] replaced = new Outgoing[1];
+        Outgoing out = outgoing.compute(nodeId, (id, existing) -> {
+            if (existing != null && existing.usable(address)) {
+                return existing;
+            }
+            replaced[0] = existing;
+            created[0] = new Outgoing(id, address);
+            return created[0];
+        });
+        if (out == created[0]) {
+            if (replaced[0] != null) {
+                replaced[0].close();
+            }
+            out.connect();
+        }
         return out.connected.thenCompose(channel -> {
             CompletableFuture<PeerStream> result = new CompletableFuture<>();
             PeerStream[] holder = new PeerStream[1];
@@ -250,13 +267,9 @@ public final class PeerEndpoint implements AutoCloseable {
         final CompletableFuture<QuicChannel> connected = new CompletableFuture<>();
         private volatile QuicClient client;
 
-        Outgoing(String nodeId, InetSocketAddress address, Outgoing previous) {
+        Outgoing(String nodeId, InetSocketAddress address) {
             this.nodeId = nodeId;
             this.address = address;
-            if (previous != null) {
-                previous.close();
-            }
-            connect();
         }
 
         boolean usable(InetSocketAddress to) {
@@ -270,7 +283,12 @@ public final class PeerEndpoint implements AutoCloseable {
             return ch != null && ch.isActive();
         }
 
-        private void connect() {
+        /** Starts connecting; called once, by the caller that put this Outgoing in the map. */
+        void connect() {
+            if (closed) {
+                connected.completeExceptionally(new IllegalStateException("the peer endpoint is closed"));
+                return;
+            }
             try {
                 client = QuicClient.createMutual(address, config, ALPN, trust, identity, runtime);
             } catch (TransportException e) {
