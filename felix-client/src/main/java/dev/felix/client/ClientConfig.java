@@ -68,6 +68,32 @@ public final class ClientConfig {
         return requestTimeout;
     }
 
+    /**
+     * This configuration aimed at another node of the same cluster; a server name left to its default follows
+     * the address.
+     */
+    ClientConfig forBroker(InetSocketAddress address) {
+        Builder b = new Builder(trust);
+        b.broker = address;
+        b.serverName = serverName.equals(defaultServerName(broker)) ? null : serverName;
+        b.tenant = tenant;
+        b.token = token;
+        b.transport = transport;
+        b.maxFrameBytes = maxFrameBytes;
+        b.connectTimeout = connectTimeout;
+        b.requestTimeout = requestTimeout;
+        b.keepAlive = keepAlive;
+        b.publishInflightBytes = publishInflightBytes;
+        b.publishInflightEvents = publishInflightEvents;
+        b.publishQueuePolicy = publishQueuePolicy;
+        b.receiveQueueEvents = receiveQueueEvents;
+        b.receiveQueueBytes = receiveQueueBytes;
+        b.receivePolicy = receivePolicy;
+        b.multiplexSubscriptions = multiplexSubscriptions;
+        b.handlerThreads = handlerThreads;
+        return new ClientConfig(b);
+    }
+
     private static String defaultServerName(InetSocketAddress address) {
         if (address.getAddress() != null && address.getAddress().isLoopbackAddress()) {
             return "localhost"; // what a generated development certificate names

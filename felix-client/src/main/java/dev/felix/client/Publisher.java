@@ -110,6 +110,15 @@ public final class Publisher implements AutoCloseable {
                         AckMode.PER_MESSAGE, key, null));
     }
 
+    /** Publishes one event to shard {@code shard} (the cluster SDK routes each shard to its leader). */
+    CompletableFuture<PublishAck> publishToShardAsync(int shard, byte[] payload) {
+        checkSize(payload.length);
+        long id = requestIds.incrementAndGet();
+        return acked(id, payload.length, 1,
+                new Message.Publish(stream.tenant(), stream.namespace(), stream.stream(), payload, id,
+                        AckMode.PER_MESSAGE, null, shard));
+    }
+
     /** Publishes a batch to the shard chosen by {@code key} (null: round-robin). */
     public CompletableFuture<PublishAck> publishBatchAsync(String key, List<byte[]> payloads) {
         if (payloads.isEmpty()) {
@@ -188,6 +197,11 @@ public final class Publisher implements AutoCloseable {
         }
         frames.finish();
         frames.close();
+    }
+
+    /** Whether this publisher's stream has ended (closed by the application, the broker or a lost connection). */
+    boolean closed() {
+        return closedBy != null;
     }
 
     // ------------------------------------------------------------------ internals

@@ -76,12 +76,20 @@ public final class Stream {
         if (key == null) {
             return shards.get(Math.floorMod(roundRobin.getAndIncrement(), n));
         }
-        int h = 0x811C9DC5; // FNV-1a, 32-bit
+        return shards.get(shardIndex(key, n));
+    }
+
+    /**
+     * The shard index {@code key} maps to among {@code shardCount}: 32-bit FNV-1a over its UTF-16 units. Part
+     * of the contract with clients (the cluster SDK computes it too, to publish straight to a shard's leader).
+     */
+    public static int shardIndex(String key, int shardCount) {
+        int h = 0x811C9DC5;
         for (int i = 0; i < key.length(); i++) {
             h ^= key.charAt(i);
             h *= 0x01000193;
         }
-        return shards.get(Math.floorMod(h, n));
+        return Math.floorMod(h, shardCount);
     }
 
     public StreamInfo info() {

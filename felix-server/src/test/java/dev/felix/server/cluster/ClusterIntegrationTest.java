@@ -7,6 +7,9 @@ import static org.awaitility.Awaitility.await;
 import dev.felix.cluster.NodeInfo;
 import dev.felix.cluster.tls.ClusterTls;
 import dev.felix.client.ClientConfig;
+import dev.felix.client.ClusterPublisher;
+import dev.felix.client.ClusterSubscription;
+import dev.felix.client.FelixCluster;
 import dev.felix.client.Event;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;
@@ -20,6 +23,7 @@ import dev.felix.server.FelixServer;
 import dev.felix.server.config.ConfigLoader;
 import dev.felix.transport.ClientTrust;
 import dev.felix.wire.ErrorCode;
+import dev.felix.wire.StartPosition;
 import dev.felix.wire.StreamDescription;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -94,13 +98,7 @@ class ClusterIntegrationTest {
     @Test
     void aQuorumStreamIsReplicated_redirectsNameItsLeader_andACleanStopHandsItToAReplicaWithEveryRecord()
             throws Exception {
-        ca = ClusterTls.createCa(dir.resolve("ca"));
-        FelixServer n1 = start("n1", ca, null);
-        String raft1 = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
-        start("n2", ca, raft1);
-        start("n3", ca, raft1);
-        await().atMost(Duration.ofSeconds(30)).until(() -> n1.cluster().nodes().stream().filter(NodeInfo::up).count() == 3);
-
+        FelixServer n1 = startThree();
         StreamDescription created = connect(n1).streams().create(ORDERS,
                 new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3));
         assertThat(created.consistency()).isEqualTo("quorum");
@@ -153,6 +151,60 @@ class ClusterIntegrationTest {
         }
         Publisher again = connect(newLeader).publisher(ORDERS);
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> again.publish(bytes("m20")).firstOffset() == 20);
+    }
+
+    @Test
+    void theClusterClientFollowsTheShardsLeader_acrossAHandOff_andItsSubscriptionResumesAtTheNextOffset()
+            throws Exception {
+        FelixServer n1 = startThree();
+        String leaderId = connect(n1).streams().create(ORDERS,
+                new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3)).shardInfo().get(0).leader();
+        String followerId = nodes.keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+        ClientConfig config = ClientConfig.builder(ClientTrust.certificates(ca.cert())).tenant("t1")
+                .connectTimeout(Duration.ofSeconds(3)).requestTimeout(Duration.ofSeconds(30)).build();
+
+        // The client knows one follower only; it finds the leader from the cluster's answer.
+        try (FelixCluster cluster = FelixCluster.connect(config, List.of(node(followerId).quicAddress()));
+                ClusterPublisher publisher = cluster.publisher(ORDERS)) {
+            for (int i = 0; i < 10; i++) {
+                assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(i);
+            }
+            ClusterSubscription subscription = cluster.subscribe(ORDERS, 0, StartPosition.EARLIEST);
+            expect(subscription, 0, 10);
+
+            // The leader stops cleanly and hands the shard to a replica: the publisher and the subscription
+            // follow without the application doing anything, and no offset is skipped or repeated.
+            node(leaderId).close();
+            nodes.remove(leaderId);
+            for (int i = 10; i < 20; i++) {
+                assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(i);
+            }
+            expect(subscription, 10, 20);
+            assertThat(cluster.resubscriptions()).as("the subscription moved to the new leader").isPositive();
+            assertThat(cluster.retries() + cluster.redirects()).as("the publisher moved").isPositive();
+            subscription.close();
+        }
+    }
+
+    /** The next items of {@code subscription} are the events {@code m<from>..m<to - 1>} at their offsets. */
+    private static void expect(ClusterSubscription subscription, int from, int to) {
+        for (int i = from; i < to; i++) {
+            Item item = subscription.next(Duration.ofSeconds(30));
+            assertThat(item).isInstanceOf(Event.class);
+            assertThat(((Event) item).offset()).isEqualTo(i);
+            assertThat(new String(((Event) item).payload(), StandardCharsets.UTF_8)).isEqualTo("m" + i);
+        }
+    }
+
+    /** Starts n1 (bootstrap), then n2 and n3 joining through it, and waits until all three are up. */
+    private FelixServer startThree() throws Exception {
+        ca = ClusterTls.createCa(dir.resolve("ca"));
+        FelixServer n1 = start("n1", ca, null);
+        String raft1 = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
+        start("n2", ca, raft1);
+        start("n3", ca, raft1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> n1.cluster().nodes().stream().filter(NodeInfo::up).count() == 3);
+        return n1;
     }
 
     private static byte[] bytes(String s) {
