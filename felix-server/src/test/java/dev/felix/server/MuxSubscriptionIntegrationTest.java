@@ -81,8 +81,14 @@ class MuxSubscriptionIntegrationTest {
             Subscription stalled = sub.subscribe(SubscribeOptions.of(S));
             Subscription healthy = sub.subscribe(SubscribeOptions.of(S));
             try (Publisher p = pub.publisher(S)) {
-                for (int i = 0; i < events; i++) {
-                    p.publishAsync(ByteBuffer.allocate(8).putLong(i).array());
+                // Batches of 100 events, each larger than the stalled one's window of 32: the broker must split
+                // a batch rather than overrun the window.
+                for (int i = 0; i < events; i += 100) {
+                    List<byte[]> batch = new ArrayList<>();
+                    for (int j = i; j < i + 100; j++) {
+                        batch.add(ByteBuffer.allocate(8).putLong(j).array());
+                    }
+                    p.publishBatchAsync(null, batch);
                 }
                 assertEveryOffset(healthy, events, "the healthy one, while the other reads nothing");
             }

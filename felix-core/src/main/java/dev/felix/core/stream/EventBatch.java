@@ -125,6 +125,17 @@ public final class EventBatch implements Delivery {
                 sum(payloads, from + skip, count - skip), publishNanos);
     }
 
+    /** The first {@code n} events of this batch (this batch if it holds no more). */
+    public EventBatch first(int n) {
+        if (n >= count) {
+            return this;
+        }
+        if (n <= 0) {
+            throw new IllegalArgumentException("a head of " + n + " events");
+        }
+        return new EventBatch(shard, baseOffset, payloads, from, n, sum(payloads, from, n), publishNanos);
+    }
+
     /**
      * The wire form in {@code slot}, computed by {@code encoder} on first use. The encoder runs once
      * per slot however many threads race (the others wait for its result); every caller gets the same

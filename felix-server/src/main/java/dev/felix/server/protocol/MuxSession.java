@@ -81,6 +81,11 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         boolean queued;
         /** Had items but no credit; a credit grant makes it ready again. Event loop. */
         boolean starved;
+        /**
+         * Where the rest of the peeked batch starts when only its head fitted the credit (0: nothing sent of
+         * it yet). Event loop.
+         */
+        long sentUpTo;
         boolean ended;
         /** In {@link #woken}; any thread. */
         final AtomicBoolean wakePending = new AtomicBoolean();
@@ -221,6 +226,17 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Writes {@code batch} once for the first {@code count} channels of {@code ids}, and counts it. */
+    private void writeBatch(EventBatch batch, int[] ids, int count) {
+        stream.write(Frames.muxEvents(batch, ids, count), stream.voidPromise());
+        context.metrics.deliveredEvents.add((long) batch.eventCount() * count);
+        context.metrics.muxFrames.increment();
+        if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
+            context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),
+                    java.util.concurrent.TimeUnit.NANOSECONDS);
+        }
+    }
+
     /** One pass over the ready channels: gaps as they come, then each batch once for all who want it. */
     private boolean pass() {
         boolean wrote = false;
@@ -244,6 +260,19 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 continue;
             }
             EventBatch batch = (EventBatch) d;
+            if (c.sentUpTo > batch.baseOffset()) {
+                batch = batch.from(c.sentUpTo); // the rest of a batch whose head went out under too little credit
+            }
+            if (batch.eventCount() > c.credit) {
+                // The client's window is a promise: send what fits on its own frame, keep the rest queued.
+                EventBatch head = batch.first((int) c.credit);
+                writeBatch(head, new int[] {c.id}, 1);
+                c.credit = 0;
+                c.sentUpTo = head.endOffset();
+                c.starved = true;
+                wrote = true;
+                continue;
+            }
             ArrayList<Channel> group = groups.get(batch);
             if (group == null) {
                 group = new ArrayList<>(4);
@@ -261,15 +290,10 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 Channel c = group.get(i);
                 c.subscription.poll(); // the batch we peeked: the consumer is this thread, nothing took it
                 c.credit -= batch.eventCount();
+                c.sentUpTo = 0;
                 ids[i] = c.id;
             }
-            stream.write(Frames.muxEvents(batch, ids, group.size()), stream.voidPromise());
-            context.metrics.deliveredEvents.add((long) batch.eventCount() * group.size());
-            context.metrics.muxFrames.increment();
-            if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
-                context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),
-                        java.util.concurrent.TimeUnit.NANOSECONDS);
-            }
+            writeBatch(batch, ids, group.size());
             for (Channel c : group) {
                 enqueue(c); // it may hold more; the next pass looks
             }
