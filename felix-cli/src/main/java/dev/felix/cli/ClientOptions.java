@@ -2,20 +2,27 @@ package dev.felix.cli;
 
 import dev.felix.client.ClientConfig;
 import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.FelixCluster;
 import dev.felix.server.config.HostPort;
 import dev.felix.transport.ClientTrust;
 import dev.felix.transport.TlsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import dev.felix.wire.ErrorCode;
 import picocli.CommandLine.Option;
 
 /** Options every client command shares: where the broker is, how to trust it, and the token. */
 final class ClientOptions {
 
-    @Option(names = "--broker", paramLabel = "HOST:PORT", defaultValue = "${env:FELIX_BROKER:-127.0.0.1:5000}",
-            converter = OptionTypes.Address.class,
-            description = "Broker address (env FELIX_BROKER). Default: ${DEFAULT-VALUE}.")
-    HostPort broker;
+    @Option(names = "--broker", paramLabel = "HOST:PORT[,HOST:PORT...]", split = ",",
+            defaultValue = "${env:FELIX_BROKER:-127.0.0.1:5000}", converter = OptionTypes.Address.class,
+            description = "Broker address, or several nodes of one cluster separated by commas (env FELIX_BROKER):"
+                    + " a command uses the first that answers, and pub sends each message to the leader of its"
+                    + " shard. Default: ${DEFAULT-VALUE}.")
+    List<HostPort> brokers;
 
     @Option(names = "--ca", paramLabel = "FILE", defaultValue = "${env:FELIX_CA:-./data/tls/cert.pem}",
             description = "PEM certificate(s) to trust: the broker's CA or its self-signed certificate"
@@ -42,13 +49,39 @@ final class ClientOptions {
         return token != null && !token.isEmpty();
     }
 
-    /** Connects as {@code tenant}. */
+    /** The --broker addresses as given, for messages. */
+    String brokersText() {
+        return brokers.stream().map(HostPort::toString).collect(Collectors.joining(","));
+    }
+
+    /** Connects as {@code tenant} to the first --broker address that answers. */
     FelixClient connect(String tenant) {
-        return connect(tenant, broker.toSocketAddress());
+        FelixClientException last = null;
+        for (HostPort b : brokers) {
+            try {
+                return connect(tenant, b.toSocketAddress());
+            } catch (FelixClientException e) {
+                if (e.code() != ErrorCode.CONNECTION_LOST) {
+                    throw e;
+                }
+                last = e; // this node is down: try the next one
+            }
+        }
+        throw last;
+    }
+
+    /** A client of the cluster whose nodes --broker lists, as {@code tenant}. */
+    FelixCluster cluster(String tenant) {
+        return FelixCluster.connect(config(tenant, brokers.get(0).toSocketAddress()),
+                brokers.stream().map(HostPort::toSocketAddress).toList());
     }
 
     /** Connects as {@code tenant} to {@code address} (another node of the --broker's cluster). */
     FelixClient connect(String tenant, java.net.InetSocketAddress address) {
+        return FelixClient.connect(config(tenant, address));
+    }
+
+    private ClientConfig config(String tenant, java.net.InetSocketAddress address) {
         ClientTrust trust;
         if (fingerprint != null) {
             trust = ClientTrust.pinnedFingerprint(fingerprint);
@@ -70,6 +103,6 @@ final class ClientOptions {
         if (serverName != null) {
             b.serverName(serverName);
         }
-        return FelixClient.connect(b.build());
+        return b.build();
     }
 }

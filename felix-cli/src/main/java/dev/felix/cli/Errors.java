@@ -88,7 +88,7 @@ final class Errors implements CommandLine.IExecutionExceptionHandler, CommandLin
                     + " for another name, --server-name NAME";
         }
         if (e.code() == ErrorCode.CONNECTION_LOST && e.getMessage().contains("no answer within")) {
-            return "is a broker running at " + (options != null ? options.broker : "--broker")
+            return "is a broker running at " + (options != null ? options.brokersText() : "--broker")
                     + "? Start one with 'felix server', or point --broker HOST:PORT (or FELIX_BROKER) at it";
         }
         if (e.code() == ErrorCode.NOT_LEADER && e.leader() != null) {

@@ -1,6 +1,8 @@
 package dev.felix.cli;
 
+import dev.felix.client.ClusterPublisher;
 import dev.felix.client.FelixClient;
+import dev.felix.client.FelixCluster;
 import dev.felix.client.PublishAck;
 import dev.felix.client.Publisher;
 import dev.felix.client.StreamRef;
@@ -43,6 +45,9 @@ final class PubCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         StreamRef ref = StreamCommand.parse(stream);
+        if (client.brokers.size() > 1) {
+            return publishToCluster(ref);
+        }
         try (FelixClient c = client.connect(ref.tenant())) {
             Publisher publisher = c.publisher(ref);
             int count = 0;
@@ -65,6 +70,30 @@ final class PubCommand implements Callable<Integer> {
             }
         } catch (java.util.concurrent.CompletionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : e;
+        }
+        return 0;
+    }
+
+    /** Several --broker nodes: each message goes to its shard's leader, following redirects and failovers. */
+    private int publishToCluster(StreamRef ref) throws java.io.IOException {
+        int count = 0;
+        try (FelixCluster cluster = client.cluster(ref.tenant()); ClusterPublisher publisher = cluster.publisher(ref)) {
+            if (!messages.isEmpty()) {
+                for (String m : messages) {
+                    report(publisher.publish(key, m.getBytes(StandardCharsets.UTF_8)));
+                    count++;
+                }
+            } else {
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                String line;
+                while ((line = in.readLine()) != null) {
+                    report(publisher.publish(key, line.getBytes(StandardCharsets.UTF_8)));
+                    count++;
+                }
+            }
+        }
+        if (verbose) {
+            System.err.println("published " + count + " message(s) to " + ref);
         }
         return 0;
     }
