@@ -20,7 +20,7 @@ import picocli.CommandLine.Unmatched;
                 "",
                 "Each runs its own broker (the cluster demos: three node processes), prints a final table and, last, a RESULT line; it exits 0 only if every mode or policy kept its promise (1 if not, 2 for a usage error). Flags of each: felix demo NAME --help"},
         subcommands = {DemoCommand.StateDivergence.class, DemoCommand.SlowConsumer.class,
-            DemoCommand.ClusterConsistency.class, DemoCommand.ClusterFailover.class})
+            DemoCommand.ClusterConsistency.class, DemoCommand.ClusterFailover.class, DemoCommand.ClusterFaults.class})
 final class DemoCommand implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -90,6 +90,22 @@ final class DemoCommand implements Runnable {
         public Integer call() {
             quietBrokerLogs();
             return dev.felix.demos.cluster.ClusterFailoverDemo.run(args.toArray(String[]::new), System.out, System.err);
+        }
+    }
+
+    @Command(name = "cluster-faults",
+            description = {"Publishers and readers on a quorum and a leader stream while nodes are killed, frozen and"
+                    + " restarted on a seeded schedule; then every promise is checked.",
+                "",
+                "Flags: felix demo cluster-faults --help."})
+    static final class ClusterFaults implements Callable<Integer> {
+        @Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            quietBrokerLogs();
+            return dev.felix.demos.cluster.ClusterFaultRun.run(args.toArray(String[]::new), System.out, System.err);
         }
     }
 

@@ -22,6 +22,10 @@ public final class ClusterPublisher implements AutoCloseable {
     private final int shards;
     private final AtomicInteger roundRobin = new AtomicInteger();
     private final Map<InetSocketAddress, Publisher> publishers = new ConcurrentHashMap<>();
+    private volatile boolean mayBeDuplicate;
+
+    /** How long one attempt waits for its acknowledgement: the 5 s quorum window plus a margin. */
+    static final long ATTEMPT_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(8);
 
     ClusterPublisher(FelixCluster cluster, StreamRef stream, int shards) {
         this.cluster = cluster;
@@ -47,40 +51,67 @@ public final class ClusterPublisher implements AutoCloseable {
      *                              other error at once
      */
     public PublishAck publish(String key, byte[] payload) {
+        mayBeDuplicate = false;
         int shard = shardFor(key);
         ClientConfig config = cluster.config();
         long deadline = System.nanoTime() + config.requestTimeout().toNanos();
         int attempt = 0;
         while (true) {
-            InetSocketAddress leader = cluster.leaderOf(stream, shard);
             FelixClientException failure;
-            if (leader == null) {
-                failure = new FelixClientException(ErrorCode.UNAVAILABLE, "no node leads shard " + shard + " of "
-                        + stream + " at the moment");
-            } else {
-                try {
-                    return attempt(leader, shard, payload, deadline);
-                } catch (FelixClientException e) {
-                    failure = e;
-                    if (e.code() == ErrorCode.NOT_LEADER && cluster.routes().learned(stream.toString(), shard,
-                            e.leader())) {
-                        cluster.redirected();
-                        if (attempt++ < 3) {
-                            continue; // a fresh hint: follow it at once, a few times before pacing
-                        }
-                    } else if (!retriable(e.code())) {
-                        throw e;
-                    } else {
-                        cluster.routes().forget(stream.toString(), shard);
-                        dropIfDead(leader);
-                    }
+            try {
+                return once(shard, payload, deadline);
+            } catch (FelixClientException e) {
+                failure = e;
+            }
+            if (failure.code() == ErrorCode.NOT_LEADER
+                    && cluster.routes().learned(stream.toString(), shard, failure.leader())) {
+                cluster.redirected();
+                if (attempt++ < 3) {
+                    continue; // a fresh hint: follow it at once, a few times before pacing
                 }
+            } else if (!retriable(failure.code())) {
+                throw failure;
+            } else {
+                cluster.routes().forget(stream.toString(), shard);
             }
             cluster.retried();
             if (!Backoff.pause(attempt++, deadline)) {
                 throw failure;
             }
         }
+    }
+
+    /** One attempt on the leader the routes name; notes an attempt whose outcome is unknown. */
+    private PublishAck once(int shard, byte[] payload, long deadline) {
+        InetSocketAddress leader = cluster.leaderOf(stream, shard);
+        if (leader == null) {
+            throw new FelixClientException(ErrorCode.UNAVAILABLE, "no node leads shard " + shard + " of " + stream
+                    + " at the moment");
+        }
+        Publisher p = publisherAt(leader); // a failure here sent nothing: the node is unreachable
+        try {
+            return attempt(p, leader, shard, payload, deadline);
+        } catch (FelixClientException e) {
+            if (unknownOutcome(e.code())) {
+                mayBeDuplicate = true;
+            }
+            dropIfDead(leader);
+            throw e;
+        }
+    }
+
+    /**
+     * Whether the last {@link #publish} was sent again after an attempt whose outcome is unknown (no answer in
+     * time, the connection lost, the shard closed while the batch waited for its commit): the event may then
+     * be stored twice. False when every earlier attempt was refused before anything was written.
+     */
+    public boolean lastPublishMayBeDuplicate() {
+        return mayBeDuplicate;
+    }
+
+    /** Failures after which the event may have been stored although no acknowledgement came. */
+    private static boolean unknownOutcome(ErrorCode code) {
+        return code == ErrorCode.TIMEOUT || code == ErrorCode.CONNECTION_LOST || code == ErrorCode.UNAVAILABLE;
     }
 
     /** Whether a publish that failed with {@code code} may be sent again (see {@link FelixCluster}). */
@@ -91,9 +122,10 @@ public final class ClusterPublisher implements AutoCloseable {
         };
     }
 
-    private PublishAck attempt(InetSocketAddress leader, int shard, byte[] payload, long deadline) {
-        Publisher p = publisherAt(leader);
-        long wait = Math.max(1, deadline - System.nanoTime());
+    private PublishAck attempt(Publisher p, InetSocketAddress leader, int shard, byte[] payload, long deadline) {
+        // One attempt waits longer than the quorum window (so quorum_timeout arrives as itself), but not the
+        // whole request timeout: a frozen leader must not hold the publish while a replica takes over.
+        long wait = Math.max(1, Math.min(deadline - System.nanoTime(), ATTEMPT_TIMEOUT_NANOS));
         try {
             return p.publishToShardAsync(shard, payload).get(wait, TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -105,7 +137,7 @@ public final class ClusterPublisher implements AutoCloseable {
                             e.getCause());
         } catch (TimeoutException e) {
             throw new FelixClientException(ErrorCode.TIMEOUT, "no acknowledgement from "
-                    + FelixCluster.hostPort(leader) + " within the request timeout");
+                    + FelixCluster.hostPort(leader) + " within " + TimeUnit.NANOSECONDS.toMillis(wait) + " ms");
         }
     }
 

@@ -2,6 +2,7 @@ package dev.felix.demos.cluster;
 
 import dev.felix.client.ClientConfig;
 import dev.felix.client.FelixClient;
+import dev.felix.client.FelixCluster;
 import dev.felix.client.FelixClientException;
 import dev.felix.cluster.tls.ClusterTls;
 import dev.felix.transport.ClientTrust;
@@ -9,6 +10,7 @@ import dev.felix.transport.TlsException;
 import dev.felix.wire.ClusterShardStatus;
 import dev.felix.wire.Message;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,9 +98,23 @@ public final class LocalCluster implements AutoCloseable {
 
     /** A client of node {@code id} (as tenant {@code t1}), trusting the cluster CA. */
     public FelixClient connect(String id) {
+        return FelixClient.connect(clientConfig(node(id).clientAddress(), Duration.ofSeconds(10)));
+    }
+
+    /**
+     * A client of the whole cluster (as tenant {@code t1}, trusting the cluster CA), starting from every node's
+     * current address; it learns later addresses from the cluster.
+     */
+    public FelixCluster connectCluster(Duration requestTimeout) {
+        List<InetSocketAddress> addresses = nodes.values().stream().filter(NodeProcess::alive)
+                .map(NodeProcess::clientAddress).toList();
+        return FelixCluster.connect(clientConfig(addresses.get(0), requestTimeout), addresses);
+    }
+
+    private ClientConfig clientConfig(InetSocketAddress broker, Duration requestTimeout) {
         try {
-            return FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(ca.cert()))
-                    .broker(node(id).clientAddress()).tenant("t1").requestTimeout(Duration.ofSeconds(10)).build());
+            return ClientConfig.builder(ClientTrust.certificates(ca.cert())).broker(broker).tenant("t1")
+                    .connectTimeout(Duration.ofSeconds(3)).requestTimeout(requestTimeout).build();
         } catch (TlsException e) {
             throw new IllegalStateException("cannot read the cluster CA " + ca.cert() + ": " + e.getMessage(), e);
         }

@@ -157,6 +157,11 @@ public final class NodeProcess implements AutoCloseable {
         return raftAddress;
     }
 
+    /** The node id. */
+    public String id() {
+        return id;
+    }
+
     public long pid() {
         return process.pid();
     }

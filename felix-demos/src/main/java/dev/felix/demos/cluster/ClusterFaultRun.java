@@ -1,0 +1,472 @@
+package dev.felix.demos.cluster;
+
+import dev.felix.client.ClusterPublisher;
+import dev.felix.client.ClusterSubscription;
+import dev.felix.client.Event;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.FelixCluster;
+import dev.felix.client.Gap;
+import dev.felix.client.Item;
+import dev.felix.client.PublishAck;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import dev.felix.wire.ClusterShardStatus;
+import dev.felix.wire.StartPosition;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * {@code felix demo cluster-faults}: three real node processes, a publisher and a reader on a {@code quorum}
+ * stream and on a {@code leader} stream, while a seeded schedule SIGKILLs and restarts, SIGSTOPs and
+ * SIGCONTs, or cleanly restarts one node at a time. Afterwards every node is brought back and a checker
+ * verifies the promises: every acknowledged record is readable at the offset its acknowledgement named; an
+ * event stored twice was one whose publish failed or was retried after an unknown outcome; every reader that
+ * saw offset {@code o} saw the same payload (offsets never fork); and both streams are served complete, from
+ * offset 0 with no hole and no gap. It prints what happened (acknowledgements, kills, freezes, leader
+ * changes, truncations) and exits 1 if any check failed.
+ */
+public final class ClusterFaultRun {
+
+    static final String QUORUM_STREAM = "t1/default/faults-quorum";
+    static final String LEADER_STREAM = "t1/default/faults-leader";
+
+    private ClusterFaultRun() {
+    }
+
+    static String usage() {
+        return """
+            usage: felix demo cluster-faults [--seed N] [--seconds N] [--dir DIR]
+
+            Starts three felix server processes as a cluster on loopback, publishes to a quorum stream and a
+            leader stream (replicated three ways) while killing, freezing and restarting one node at a time on a
+            schedule drawn from the seed, then brings every node back and checks that every acknowledged record
+            is readable at its offset, that no offset was ever seen with two payloads, and that both streams are
+            served complete. Exits 0 only if every check held.
+
+              --seed N      the schedule's seed (default 7): the same seed gives the same schedule
+              --seconds N   how long faults are injected (default 90)
+              --dir DIR     where the nodes keep their data and logs (default: a new temporary directory)
+            """;
+    }
+
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        long seed = 7;
+        int seconds = 90;
+        Path dir = null;
+        try {
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                String value = a.contains("=") ? a.substring(a.indexOf('=') + 1) : null;
+                String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
+                if (name.equals("--help") || name.equals("-h")) {
+                    out.print(usage());
+                    return 0;
+                }
+                if (value == null && i + 1 < args.length) {
+                    value = args[++i];
+                }
+                if (value == null) {
+                    throw new IllegalArgumentException("'" + name + "' needs a value");
+                }
+                switch (name) {
+                    case "--seed" -> seed = Long.parseLong(value);
+                    case "--seconds" -> {
+                        seconds = Integer.parseInt(value);
+                        if (seconds < 10 || seconds > 3600) {
+                            throw new IllegalArgumentException("--seconds must be between 10 and 3600, not " + seconds);
+                        }
+                    }
+                    case "--dir" -> dir = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown argument '" + name + "'");
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            err.println("(see --help)");
+            return 2;
+        }
+        try {
+            if (dir == null) {
+                dir = Files.createTempDirectory("felix-cluster-faults");
+            }
+            List<String> problems = new ClusterFaultRun.Scenario(dir, seed, Duration.ofSeconds(seconds), out).run();
+            out.println();
+            out.println(problems.isEmpty()
+                    ? "RESULT: as promised — every acknowledged record was read back at its offset, no offset forked,"
+                            + " both streams are served complete"
+                    : "RESULT: NOT AS PROMISED — " + String.join("; ", problems));
+            out.println("(node data and logs: " + dir + ")");
+            return problems.isEmpty() ? 0 : 1;
+        } catch (Exception e) {
+            err.println("error: " + e);
+            return 1;
+        }
+    }
+
+    /** One run: the cluster, the clients, the schedule and the checks. */
+    static final class Scenario {
+        private final Path dir;
+        private final Random random;
+        private final Duration chaos;
+        private final PrintStream out;
+        private final long started = System.nanoTime();
+        private final Map<String, Long> faults = new ConcurrentHashMap<>();
+        private final List<String> problems = new ArrayList<>();
+
+        Scenario(Path dir, long seed, Duration chaos, PrintStream out) {
+            this.dir = dir;
+            this.random = new Random(seed);
+            this.chaos = chaos;
+            this.out = out;
+        }
+
+        private void say(String line) {
+            out.printf("[%6.1fs] %s%n", (System.nanoTime() - started) / 1e9, line);
+        }
+
+        List<String> run() throws Exception {
+            say("starting three nodes (n1 bootstraps, n2 and n3 join)");
+            try (LocalCluster cluster = LocalCluster.start(dir, 3, List.of())) {
+                try (FelixClient c = cluster.connect("n1")) {
+                    c.streams().create(StreamRef.parse(QUORUM_STREAM),
+                            new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3));
+                    c.streams().create(StreamRef.parse(LEADER_STREAM),
+                            new StreamSpec(1, true, "on_commit", null, null).replicated("leader", 3));
+                }
+                for (String s : List.of(QUORUM_STREAM, LEADER_STREAM)) {
+                    ClusterShardStatus placed = cluster.awaitShard("n1", s, 0, Duration.ofSeconds(30),
+                            st -> "online".equals(st.status()), "the placement of " + s);
+                    say("created " + s + " (" + placed.consistency() + ", 3 replicas), led by " + placed.leader());
+                }
+                try (FelixCluster client = cluster.connectCluster(Duration.ofSeconds(30))) {
+                    Writer quorum = new Writer(client, QUORUM_STREAM);
+                    Writer leader = new Writer(client, LEADER_STREAM);
+                    Reader quorumReader = new Reader(client, QUORUM_STREAM);
+                    Reader leaderReader = new Reader(client, LEADER_STREAM);
+                    List<Thread> threads = Stream.of(quorum, leader, quorumReader, leaderReader)
+                            .map(r -> {
+                                Thread t = new Thread(r, "fault-run-client");
+                                t.setDaemon(true);
+                                t.start();
+                                return t;
+                            }).toList();
+                    inject(cluster);
+                    say("faults over: every node back; waiting for both streams to be served");
+                    for (String s : List.of(QUORUM_STREAM, LEADER_STREAM)) {
+                        awaitOnline(cluster, s);
+                    }
+                    quorum.stop();
+                    leader.stop();
+                    for (Thread t : threads.subList(0, 2)) {
+                        t.join(Duration.ofSeconds(60).toMillis());
+                    }
+                    quorumReader.awaitReaching(quorum.highestAck() + 1, Duration.ofSeconds(60));
+                    leaderReader.awaitReaching(leader.highestAck() + 1, Duration.ofSeconds(60));
+                    quorumReader.stop();
+                    leaderReader.stop();
+                    check(client, quorum, quorumReader);
+                    check(client, leader, leaderReader);
+                    report(cluster, client, quorum, leader);
+                    return problems;
+                }
+            }
+        }
+
+        /** One node at a time: SIGKILL and restart, SIGSTOP and SIGCONT, or a clean restart. */
+        private void inject(LocalCluster cluster) throws Exception {
+            long end = System.nanoTime() + chaos.toNanos();
+            int round = 0;
+            while (System.nanoTime() < end) {
+                round++;
+                NodeProcess n = cluster.nodes().get(random.nextInt(3));
+                int action = random.nextInt(3);
+                long hold = 1_500 + random.nextInt(3_000);
+                switch (action) {
+                    case 0 -> {
+                        say("round " + round + ": SIGKILL " + n.id() + ", restart it after " + hold + " ms");
+                        n.kill();
+                        Thread.sleep(hold); // the fault lasts this long: the schedule is the point
+                        cluster.restart(List.of(n.id()));
+                        faults.merge("kills", 1L, Long::sum);
+                    }
+                    case 1 -> {
+                        say("round " + round + ": SIGSTOP " + n.id() + " for " + hold + " ms, then SIGCONT");
+                        n.freeze();
+                        Thread.sleep(hold); // the fault lasts this long: the schedule is the point
+                        n.thaw();
+                        faults.merge("freezes", 1L, Long::sum);
+                    }
+                    default -> {
+                        say("round " + round + ": clean restart of " + n.id() + " (SIGTERM)");
+                        n.stop();
+                        cluster.restart(List.of(n.id()));
+                        faults.merge("clean restarts", 1L, Long::sum);
+                    }
+                }
+                awaitAllUp(cluster);
+                Thread.sleep(1_000 + random.nextInt(2_000)); // calm between faults, drawn from the seed
+            }
+        }
+
+        private void awaitAllUp(LocalCluster cluster) throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                try {
+                    var status = cluster.status("n" + (1 + random.nextInt(3)));
+                    if (status.nodes().stream().allMatch(s -> "up".equals(s.status()))) {
+                        return;
+                    }
+                } catch (RuntimeException e) {
+                    // that node is still starting: ask again
+                }
+                Thread.sleep(200); // polling other processes' view: nothing to wait on here
+            }
+            problems.add("the cluster did not see all three nodes up within 60 s after a fault");
+        }
+
+        private void awaitOnline(LocalCluster cluster, String stream) throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (System.nanoTime() < deadline) {
+                for (NodeProcess n : cluster.nodes()) {
+                    try {
+                        ClusterShardStatus s = cluster.shard(n.id(), stream, 0);
+                        if (s != null && "online".equals(s.status())) {
+                            return;
+                        }
+                    } catch (RuntimeException e) {
+                        // ask the next node
+                    }
+                }
+                Thread.sleep(200); // polling other processes' view: nothing to wait on here
+            }
+            problems.add(stream + " was not served within 60 s after every node came back");
+        }
+
+        private void check(FelixCluster client, Writer writer, Reader live) {
+            String name = writer.stream;
+            Map<Long, String> all = new HashMap<>();
+            List<String> found = new ArrayList<>();
+            try (ClusterSubscription s = client.subscribe(StreamRef.parse(name), 0, StartPosition.EARLIEST)) {
+                long expected = 0;
+                long target = Math.max(writer.highestAck(), live.next.get() - 1) + 1;
+                long quietSince = System.nanoTime();
+                while (true) {
+                    Item item = s.next(Duration.ofSeconds(1));
+                    if (item == null) {
+                        if (expected >= target && System.nanoTime() - quietSince > Duration.ofSeconds(3).toNanos()) {
+                            break;
+                        }
+                        if (System.nanoTime() - quietSince > Duration.ofSeconds(60).toNanos()) {
+                            found.add("the final read of " + name + " stopped at offset " + expected + " of " + target);
+                            break;
+                        }
+                        continue;
+                    }
+                    quietSince = System.nanoTime();
+                    if (item instanceof Gap g) {
+                        found.add(name + " served a gap " + g);
+                        continue;
+                    }
+                    Event e = (Event) item;
+                    if (e.offset() != expected) {
+                        found.add(name + " jumped from offset " + expected + " to " + e.offset());
+                    }
+                    all.put(e.offset(), new String(e.payload(), StandardCharsets.UTF_8));
+                    expected = e.offset() + 1;
+                }
+            } catch (FelixClientException e) {
+                found.add("the final read of " + name + " failed: " + e.getMessage());
+            }
+            writer.acked.forEach((offset, payload) -> {
+                if (!payload.equals(all.get(offset))) {
+                    found.add(name + ": acknowledged '" + payload + "' at " + offset + " but read '" + all.get(offset)
+                            + "'");
+                }
+            });
+            live.seen.forEach((offset, payload) -> {
+                if (all.containsKey(offset) && !payload.equals(all.get(offset))) {
+                    found.add(name + " forked at " + offset + ": '" + payload + "' then '" + all.get(offset) + "'");
+                }
+            });
+            live.problems.forEach(p -> found.add(name + ": " + p));
+            Map<String, Integer> copies = new HashMap<>();
+            all.values().forEach(p -> copies.merge(p, 1, Integer::sum));
+            long duplicates = 0;
+            for (Map.Entry<String, Integer> c : copies.entrySet()) {
+                if (c.getValue() > 1) {
+                    duplicates += c.getValue() - 1;
+                    if (!writer.uncertain.contains(c.getKey())) {
+                        found.add(name + ": '" + c.getKey() + "' stored " + c.getValue() + " times although every"
+                                + " publish of it was answered at once");
+                    }
+                }
+            }
+            if (writer.acked.isEmpty()) {
+                found.add(name + ": no publish was acknowledged at all");
+            }
+            say(name + ": " + writer.acked.size() + " acknowledged, " + writer.failed.get() + " failed publishes, "
+                    + all.size() + " records read back, " + duplicates + " duplicate(s) from uncertain retries, "
+                    + live.seen.size() + " seen live (" + live.restarts.get() + " reader restart(s))"
+                    + (found.isEmpty() ? ": OK" : ": " + found.size() + " problem(s)"));
+            found.stream().limit(20).forEach(p -> say("  FAIL " + p));
+            problems.addAll(found);
+        }
+
+        private void report(LocalCluster cluster, FelixCluster client, Writer quorum, Writer leader) throws IOException {
+            long leaderChanges = 0;
+            for (String s : List.of(QUORUM_STREAM, LEADER_STREAM)) {
+                ClusterShardStatus st = client.anyNode().cluster().status().shards().stream()
+                        .filter(x -> x.name().equals(s)).findFirst().orElseThrow();
+                leaderChanges += st.epoch() - 1;
+            }
+            long truncations = 0;
+            long promotions = 0;
+            try (Stream<Path> files = Files.list(cluster.directory().resolve("logs"))) {
+                for (Path f : files.toList()) {
+                    for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                        if (line.contains("truncating the replica log")) {
+                            truncations++;
+                        } else if (line.contains("leading ") && line.contains(" at epoch ")) {
+                            promotions++;
+                        }
+                    }
+                }
+            }
+            out.println();
+            out.println("  faults injected   " + faults);
+            out.println("  acknowledged      quorum " + quorum.acked.size() + ", leader " + leader.acked.size());
+            out.println("  failed publishes  quorum " + quorum.failed.get() + ", leader " + leader.failed.get()
+                    + " (each retried by the writer)");
+            out.println("  leader changes    " + leaderChanges + " (epochs past the first), " + promotions
+                    + " 'leading' start(s) logged");
+            out.println("  truncations       " + truncations + " (replica logs cut back to their leader's)");
+            out.println("  SDK               " + client.redirects() + " redirect(s), " + client.retries() + " retry(ies), "
+                    + client.resubscriptions() + " resubscription(s)");
+        }
+    }
+
+    /** Publishes {@code <stream>-<n>} in order; a failed publish is sent again (and may then be stored twice). */
+    static final class Writer implements Runnable {
+        final String stream;
+        final FelixCluster client;
+        final Map<Long, String> acked = new ConcurrentHashMap<>();
+        /** Payloads whose publish failed or was retried after an unknown outcome: they may be stored twice. */
+        final Set<String> uncertain = ConcurrentHashMap.newKeySet();
+        final AtomicLong failed = new AtomicLong();
+        private final AtomicLong highest = new AtomicLong(-1);
+        private volatile boolean stop;
+
+        Writer(FelixCluster client, String stream) {
+            this.client = client;
+            this.stream = stream;
+        }
+
+        @Override
+        public void run() {
+            ClusterPublisher opened = null;
+            while (opened == null && !stop) {
+                try {
+                    opened = client.publisher(StreamRef.parse(stream));
+                } catch (FelixClientException e) {
+                    failed.incrementAndGet(); // no node answered the stream's description: try again
+                }
+            }
+            if (opened == null) {
+                return;
+            }
+            try (ClusterPublisher publisher = opened) {
+                long n = 0;
+                while (!stop) {
+                    String payload = stream.substring(stream.lastIndexOf('/') + 1) + "-" + n;
+                    try {
+                        PublishAck ack = publisher.publish(payload.getBytes(StandardCharsets.UTF_8));
+                        if (publisher.lastPublishMayBeDuplicate()) {
+                            uncertain.add(payload);
+                        }
+                        acked.put(ack.firstOffset(), payload);
+                        highest.accumulateAndGet(ack.firstOffset(), Math::max);
+                        n++;
+                    } catch (FelixClientException e) {
+                        uncertain.add(payload); // sent again below: both copies may be stored
+                        failed.incrementAndGet();
+                    }
+                }
+            }
+        }
+
+        long highestAck() {
+            return highest.get();
+        }
+
+        void stop() {
+            stop = true;
+        }
+    }
+
+    /** Follows a stream from offset 0 through every fault, noting each offset's payload and any hole. */
+    static final class Reader implements Runnable {
+        final FelixCluster client;
+        final String stream;
+        final Map<Long, String> seen = new ConcurrentHashMap<>();
+        final List<String> problems = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final AtomicLong next = new AtomicLong();
+        final AtomicLong restarts = new AtomicLong();
+        private volatile boolean stop;
+
+        Reader(FelixCluster client, String stream) {
+            this.client = client;
+            this.stream = stream;
+        }
+
+        @Override
+        public void run() {
+            while (!stop) {
+                try (ClusterSubscription s = client.subscribe(StreamRef.parse(stream), 0,
+                        StartPosition.offset(next.get()))) {
+                    while (!stop) {
+                        Item item = s.next(Duration.ofSeconds(5));
+                        if (item instanceof Gap g) {
+                            problems.add("the live reader got a gap " + g);
+                        } else if (item instanceof Event e) {
+                            if (e.offset() != next.get()) {
+                                problems.add("the live reader jumped from " + next.get() + " to " + e.offset());
+                            }
+                            seen.put(e.offset(), new String(e.payload(), StandardCharsets.UTF_8));
+                            next.set(e.offset() + 1);
+                        }
+                    }
+                } catch (FelixClientException e) {
+                    restarts.incrementAndGet(); // no leader within the timeout: subscribe again
+                }
+            }
+        }
+
+        void awaitReaching(long offset, Duration timeout) throws InterruptedException {
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (next.get() < offset && System.nanoTime() < deadline) {
+                Thread.sleep(50); // the reader thread advances it: polling a counter
+            }
+            if (next.get() < offset) {
+                problems.add("the live reader stopped at " + next.get() + ", short of " + offset);
+            }
+        }
+
+        void stop() {
+            stop = true;
+        }
+    }
+}
