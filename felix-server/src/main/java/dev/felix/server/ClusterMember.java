@@ -160,13 +160,29 @@ final class ClusterMember implements AutoCloseable {
         }
     }
 
-    /** Stops replication and the replication endpoint (the broker closed the metadata already). */
+    /**
+     * Stops following other leaders (replica logs closed) before the broker closes its storage: a follower
+     * still fetching would otherwise append to a closed storage runtime. Idempotent.
+     */
+    void stopReplicas() {
+        if (!replicasStopped) {
+            replicasStopped = true;
+            replication.close();
+        }
+    }
+
+    /**
+     * Stops replication, then the replication endpoint and the metadata; the broker has closed its shards by
+     * now (their commit gates told their followers over the still-open endpoint).
+     */
     @Override
     public void close() {
-        replication.close();
+        stopReplicas();
         peer.close();
         metadata.close();
     }
+
+    private boolean replicasStopped;
 
     /** A UDP port free now on {@code host}, for a setting given with port 0. */
     private static int freeUdpPort(String host, String setting) throws ConfigException {

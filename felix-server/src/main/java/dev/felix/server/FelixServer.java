@@ -300,6 +300,9 @@ public final class FelixServer implements AutoCloseable {
         }
         LOG.info("closing connections");
         context.closeConnections(dev.felix.wire.CloseReasons.SHUTTING_DOWN, 2_000);
+        if (member != null) {
+            member.stopReplicas(); // before the broker closes the storage the replica logs write to
+        }
         broker.close();
         if (member != null) {
             member.close();
