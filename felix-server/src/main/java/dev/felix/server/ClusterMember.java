@@ -102,7 +102,8 @@ final class ClusterMember implements AutoCloseable {
             }
             throw new ConfigException(e.getMessage());
         }
-        Replication replication = new Replication(c.nodeId(), metadata, metadata, ReplicationSettings.defaults());
+        Replication replication = new Replication(c.nodeId(), metadata, metadata, ReplicationSettings.defaults(),
+                registry);
         replicationRef.set(replication);
         PeerEndpoint peer;
         try {

@@ -63,8 +63,12 @@ final class FollowerReplica {
     private volatile long durable;
     private volatile long lastEpoch = -1;
 
+    private final ReplicationMetrics metrics;
+
     FollowerReplica(ShardKey key, String label, Path dir, LogConfig config, StorageRuntime storage, boolean onCommit,
-            PeerEndpoint endpoint, ReplicationSettings settings, SerialLane lane, ScheduledExecutorService timer) {
+            PeerEndpoint endpoint, ReplicationSettings settings, SerialLane lane, ScheduledExecutorService timer,
+            ReplicationMetrics metrics) {
+        this.metrics = metrics;
         this.key = key;
         this.label = label;
         this.dir = dir;
@@ -211,6 +215,7 @@ final class FollowerReplica {
                     log.beginEpoch(r.recordsEpoch());
                 }
                 log.appendRaw(r.from(), r.bytes());
+                metrics.received(r.bytes().length);
             } catch (StorageException e) {
                 LOG.error("{}: cannot append {} replicated records at {}: {}", label, r.count(), r.from(), e.getMessage());
                 retryLater(generation);
@@ -247,6 +252,7 @@ final class FollowerReplica {
                         LOG.info("{}: truncating the replica log from {} to {} ({})", label, log.tailOffset(), r.offset(),
                                 r.message());
                         log.truncate(r.offset());
+                        metrics.truncated();
                     }
                     refreshPosition();
                 } catch (StorageException e) {

@@ -256,7 +256,7 @@ final class ReplicaManager implements ClusterListener {
             Path dir = broker.logDirectory(name, p.key().shard(), p.key().uid());
             f = new FollowerReplica(p.key(), name + "/" + p.key().shard(), dir, broker.logConfig(config),
                     broker.storage(), config.fsync() == StreamConfig.Fsync.ON_COMMIT, endpoint, settings,
-                    new SerialLane(io, name + "/" + p.key().shard()), timer);
+                    new SerialLane(io, name + "/" + p.key().shard()), timer, replication.metrics());
             followers.put(p.key(), f);
         }
         Optional<NodeInfo> leader = p.leader() == null ? Optional.empty() : view.node(p.leader());

@@ -61,6 +61,7 @@ final class ReplicatedGate implements CommitGate {
     private final ReplicationSettings settings;
     private final Executor io;
     private final Runnable onClose;
+    private final ReplicationMetrics metrics;
 
     // Guarded by this.
     private Committer committer;
@@ -79,7 +80,8 @@ final class ReplicatedGate implements CommitGate {
 
     ReplicatedGate(ShardKey key, String label, SegmentedLog log, long epoch, Consistency consistency, boolean onCommit,
             List<String> followers, int replicas, long committed, ReplicationSettings settings, Executor io,
-            Runnable onClose) {
+            ReplicationMetrics metrics, Runnable onClose) {
+        this.metrics = metrics;
         this.key = key;
         this.label = label;
         this.log = log;
@@ -315,7 +317,12 @@ final class ReplicatedGate implements CommitGate {
             stream.send(new PeerMessage.Refused(PeerMessage.Refusal.NOT_LEADER, epoch, -1, label + " was closed here"));
             return;
         }
-        stream.send(read(log, f.from(), Math.min(f.maxBytes(), settings.fetchMaxBytes()), epoch, hwm, -1, label));
+        PeerMessage answer = read(log, f.from(), Math.min(f.maxBytes(), settings.fetchMaxBytes()), epoch, hwm, -1,
+                label);
+        if (answer instanceof PeerMessage.Records r) {
+            metrics.sent(r.bytes().length);
+        }
+        stream.send(answer);
     }
 
     /**
@@ -428,6 +435,7 @@ final class ReplicatedGate implements CommitGate {
             }
         }
         if (refuseTo >= 0 && cm != null) {
+            metrics.quorumTimeout();
             cm.refused(refuseTo, FelixError.of(ErrorCode.QUORUM_TIMEOUT, settings.quorumTimeoutText()));
         }
     }

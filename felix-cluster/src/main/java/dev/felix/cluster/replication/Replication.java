@@ -53,8 +53,18 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
     private final Map<ShardKey, ReplicatedGate> leading = new ConcurrentHashMap<>();
     private final ReplicaManager manager;
     private final ClusterControl control;
+    private final ReplicationMetrics metrics;
+    /** When the gauges were last refreshed, nanoTime. Ticker thread. */
+    private long metricsRefreshed;
 
     public Replication(String localNode, ClusterView view, ClusterControl control, ReplicationSettings settings) {
+        this(localNode, view, control, settings, null);
+    }
+
+    /** Like the other constructor, with the {@code felix_replication_*} meters in {@code registry} (null: none). */
+    public Replication(String localNode, ClusterView view, ClusterControl control, ReplicationSettings settings,
+            io.micrometer.core.instrument.MeterRegistry registry) {
+        this.metrics = new ReplicationMetrics(registry, view);
         this.localNode = localNode;
         this.view = view;
         this.control = control;
@@ -101,7 +111,8 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
                 : Math.max(log.baseOffset(), Math.min(tail, manager.knownHighWatermark(key)));
         ReplicatedGate[] holder = new ReplicatedGate[1];
         ReplicatedGate gate = new ReplicatedGate(key, ref.toString(), log, p.epoch(), p.consistency(), onCommit,
-                p.followers(), p.replicas().size(), committed, settings, io, () -> leading.remove(key, holder[0]));
+                p.followers(), p.replicas().size(), committed, settings, io, metrics,
+                () -> leading.remove(key, holder[0]));
         holder[0] = gate;
         ReplicatedGate previous = leading.put(key, gate);
         if (previous != null) {
@@ -203,6 +214,20 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
         for (ReplicatedGate g : leading.values()) {
             g.tick(now);
         }
+        if (now - metricsRefreshed >= METRICS_REFRESH_NANOS) {
+            metricsRefreshed = now;
+            try {
+                metrics.refresh(reports(), Map.copyOf(leading), now);
+            } catch (RuntimeException e) {
+                // a shard closing under the refresh: its rows come back next time
+            }
+        }
+    }
+
+    private static final long METRICS_REFRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    ReplicationMetrics metrics() {
+        return metrics;
     }
 
     private static Thread daemon(Runnable r, String name) {

@@ -27,6 +27,7 @@ import dev.felix.wire.StartPosition;
 import dev.felix.wire.StreamDescription;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,10 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -132,6 +137,20 @@ class ClusterIntegrationTest {
         assertThat(status.shards().get(0).hwm()).isEqualTo(20L);
         assertThat(status.shards().get(0).lag()).hasSize(2);
 
+        // The leader's replication gauges (refreshed each second) say what the status said; every cluster
+        // metric it exposes is documented, and every documented one exposed.
+        String shardTags = "{shard=\"0\",unit=\"t1/default/orders\"}";
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(scrape(leader).lines()
+                .filter(l -> l.startsWith("felix_replication_")).toList())
+                .contains("felix_replication_high_watermark" + shardTags + " 20.0"));
+        String scrape = scrape(leader);
+        assertThat(scrape).contains("felix_replication_role" + shardTags + " 1.0")
+                .contains("felix_replication_log_end" + shardTags + " 20.0");
+        assertThat(metricValue(scrape, "felix_replication_fetch_bytes_total{direction=\"sent\"}")).isPositive();
+        assertThat(metricValue(scrape(node(otherId)), "felix_replication_fetch_bytes_total{direction=\"received\"}"))
+                .isPositive();
+        assertClusterMetricsDocumented(scrape);
+
         // A clean stop hands the shard over; the new leader serves every acknowledged record at its offset.
         leader.close();
         nodes.remove(leaderId);
@@ -194,6 +213,38 @@ class ClusterIntegrationTest {
             assertThat(((Event) item).offset()).isEqualTo(i);
             assertThat(new String(((Event) item).payload(), StandardCharsets.UTF_8)).isEqualTo("m" + i);
         }
+    }
+
+    private static String scrape(FelixServer node) throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                + node.httpAddress().getPort() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static double metricValue(String scrape, String series) {
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(series + " in the scrape").isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    /** docs/operations.md "## Cluster metrics" lists exactly the felix_raft_* and felix_replication_* families. */
+    private static void assertClusterMetricsDocumented(String scrape) throws Exception {
+        Set<String> exposed = new TreeSet<>();
+        Matcher type = Pattern.compile("(?m)^# TYPE ((felix_raft_|felix_replication_)\\S+) \\S+$").matcher(scrape);
+        while (type.find()) {
+            exposed.add(type.group(1));
+        }
+        String doc = Files.readString(Path.of(System.getProperty("felix.repo.root", "..")).resolve("docs/operations.md"));
+        int start = doc.indexOf("## Cluster metrics");
+        String section = doc.substring(start, doc.indexOf("\n## ", start + 1));
+        Set<String> documented = new TreeSet<>();
+        Matcher name = Pattern.compile("`(felix_[a-z0-9_]+)").matcher(section);
+        while (name.find()) {
+            documented.add(name.group(1));
+        }
+        assertThat(documented).as("documented in docs/operations.md ## Cluster metrics")
+                .containsExactlyInAnyOrderElementsOf(exposed);
     }
 
     /** Starts n1 (bootstrap), then n2 and n3 joining through it, and waits until all three are up. */
