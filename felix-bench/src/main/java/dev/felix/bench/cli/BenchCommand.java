@@ -22,7 +22,7 @@ import picocli.CommandLine.Option;
             "Peers for compare and watch: bench/peers/install.sh (nats-server, redis-server,",
             "etcd-server)."},
         subcommands = {BenchCommand.Latency.class, BenchCommand.Throughput.class, BenchCommand.Compare.class,
-            BenchWatchCommand.class, BenchCommand.Storage.class, BenchCommand.Micro.class})
+            BenchWatchCommand.class, BenchCommand.Storage.class, BenchCommand.Micro.class, BenchCommand.Cluster.class})
 final class BenchCommand implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -241,6 +241,32 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             return MicroBenchmarks.run(args.toArray(String[]::new));
+        }
+    }
+
+    @Command(name = "cluster", description = {"Replicated publish latency and throughput, and failover time.",
+        "A durable stream on three node processes with leader and with quorum consistency, beside a",
+        "single node and NATS JetStream R3 (three nats-server processes); then the quorum leader",
+        "SIGKILLed again and again, timed until a survivor acknowledges a publish. About 10 minutes;",
+        "--quick about 3. Options: felix bench cluster --help."})
+    static final class Cluster implements Callable<Integer> {
+        @picocli.CommandLine.Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            if (args.contains("--help") || args.contains("-h")) {
+                System.out.println("Usage: felix bench cluster [--option=value ...]");
+                System.out.println(dev.felix.bench.cluster.ClusterBenchmark.Options.usage());
+                return 0;
+            }
+            dev.felix.bench.cluster.ClusterBenchmark.Options options;
+            try {
+                options = dev.felix.bench.cluster.ClusterBenchmark.Options.parse(args.toArray(String[]::new));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            return dev.felix.bench.cluster.ClusterBenchmark.run(options, System.out) ? 0 : 1;
         }
     }
 

@@ -69,6 +69,22 @@ public final class NodeProcess implements AutoCloseable {
         return n;
     }
 
+    /**
+     * Starts a broker that is not clustered (a single node, for comparisons), with {@code extra} server flags;
+     * {@link #certificate()} is the certificate clients trust.
+     */
+    public static NodeProcess startSingle(String id, Path dataDir, Path logDir, List<String> extra)
+            throws IOException, InterruptedException {
+        NodeProcess n = new NodeProcess(id, dataDir, logDir, null, null, extra);
+        n.launch(List.of());
+        return n;
+    }
+
+    /** The certificate a client of a single node trusts (a cluster's clients trust the cluster CA). */
+    public Path certificate() {
+        return dataDir.resolve("tls/cert.pem");
+    }
+
     /** Starts the node again from its data directory (after {@link #kill()} or {@link #stop()}). */
     void restart() throws IOException, InterruptedException {
         spawnAgain();
@@ -96,11 +112,14 @@ public final class NodeProcess implements AutoCloseable {
     private void spawn(List<String> membership) throws IOException {
         starts++;
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC", "-cp",
-                System.getProperty("java.class.path"), FELIX_MAIN, "server",
-                "--node-id", id, "--data-dir", dataDir.toString(),
-                "--quic-bind", "127.0.0.1:0", "--http-bind", "127.0.0.1:0", "--raft-bind", "127.0.0.1:0",
-                "--cluster-ca-cert", ca.toString(), "--cluster-ca-key", caKey.toString()));
+        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC"));
+        command.addAll(launcher());
+        command.addAll(List.of("server", "--data-dir", dataDir.toString(),
+                "--quic-bind", "127.0.0.1:0", "--http-bind", "127.0.0.1:0"));
+        if (ca != null) {
+            command.addAll(List.of("--node-id", id, "--raft-bind", "127.0.0.1:0",
+                    "--cluster-ca-cert", ca.toString(), "--cluster-ca-key", caKey.toString()));
+        }
         command.addAll(membership);
         command.addAll(extra);
         Files.createDirectories(logDir);
@@ -111,6 +130,27 @@ public final class NodeProcess implements AutoCloseable {
         builder.environment().putIfAbsent("FELIX_LOG_LEVEL", "info");
         process = builder.start();
         frozen = false;
+    }
+
+    /**
+     * How to run the {@code felix} command: this process's class path when it holds the CLI (the demos, the
+     * tests), else the product jar ({@code felix-bench.jar} holds no CLI): {@code -Dfelix.jar=FILE}, or
+     * {@code felix-cli/target/felix.jar} under the repository ({@code -Dfelix.repo.root}, default the working
+     * directory).
+     */
+    static List<String> launcher() throws IOException {
+        try {
+            Class.forName(FELIX_MAIN, false, NodeProcess.class.getClassLoader());
+            return List.of("-cp", System.getProperty("java.class.path"), FELIX_MAIN);
+        } catch (ClassNotFoundException e) {
+            Path jar = Path.of(System.getProperty("felix.jar", Path.of(System.getProperty("felix.repo.root", "."))
+                    .resolve("felix-cli/target/felix.jar").toString()));
+            if (!Files.isRegularFile(jar)) {
+                throw new IOException("cannot start felix server nodes: " + jar + " does not exist (build it with"
+                        + " ./felix --version, or pass -Dfelix.jar=FILE)");
+            }
+            return List.of("-jar", jar.toAbsolutePath().toString());
+        }
     }
 
     /** Waits until the process printed its banner (it serves), reading its ports from it. */
@@ -127,11 +167,11 @@ public final class NodeProcess implements AutoCloseable {
             if (text.contains("  mode ")) {
                 Matcher q = QUIC.matcher(text);
                 Matcher r = RAFT.matcher(text);
-                if (!q.find() || !r.find()) {
+                if (!q.find() || ca != null && !r.find()) {
                     throw new IOException("node " + id + " printed an unexpected banner: " + text);
                 }
                 quicPort = Integer.parseInt(q.group(1));
-                raftAddress = r.group(1);
+                raftAddress = ca != null ? r.group(1) : null;
                 return;
             }
             if (System.nanoTime() > deadline) {
