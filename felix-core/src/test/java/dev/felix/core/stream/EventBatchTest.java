@@ -81,6 +81,24 @@ class EventBatchTest {
     }
 
     @Test
+    void first_isTheHeadOfTheBatch_andFromThenGivesTheRest() {
+        EventBatch b = batch(10, "a", "bb", "ccc", "dddd");
+
+        EventBatch head = b.first(2);
+
+        assertThat(head.baseOffset()).isEqualTo(10);
+        assertThat(head.endOffset()).isEqualTo(12);
+        assertThat(head.payloadBytes()).isEqualTo(3);
+        assertThat(strings(head)).containsExactly("a", "bb");
+        assertThat(head.payload(0)).isSameAs(b.payload(0));
+        assertThat(strings(b.from(head.endOffset()))).containsExactly("ccc", "dddd");
+        assertThat(strings(b.from(11).first(2))).containsExactly("bb", "ccc");
+        assertThat(b.first(4)).isSameAs(b);
+        assertThat(b.first(9)).isSameAs(b);
+        assertThatThrownBy(() -> b.first(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void payloads_areReadOnly() {
         EventBatch b = batch(0, "a", "b");
 
