@@ -16,6 +16,7 @@ import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
+import dev.felix.core.cache.CacheName;
 import dev.felix.core.broker.Broker;
 import dev.felix.core.metadata.StreamRecord;
 import dev.felix.storage.LogDirectories;
@@ -165,7 +166,11 @@ final class ReplicaManager implements ClusterListener {
         }
         Set<ShardKey> held = new HashSet<>();
         for (ShardPlacement p : view.placements()) {
-            if (!p.replicas().contains(localNode) || p.key().kind() != ShardKey.Kind.STREAM) {
+            if (p.key().kind() == ShardKey.Kind.CACHE) {
+                releaseIfMoved(p);
+                continue;
+            }
+            if (!p.replicas().contains(localNode)) {
                 continue;
             }
             held.add(p.key());
@@ -209,6 +214,29 @@ final class ReplicaManager implements ClusterListener {
         }
         leadingEpoch.keySet().retainAll(held);
         readyEpoch.keySet().retainAll(held);
+    }
+
+    /**
+     * A cache this node does not lead (it moved while this node was down or frozen, or nobody can serve it):
+     * close any instance still open here, so its watchers end with the reason instead of following a copy
+     * that no longer changes. The next lookup on this node opens it afresh.
+     */
+    private void releaseIfMoved(ShardPlacement p) {
+        if (localNode.equals(p.leader()) && p.status() == ShardStatus.ONLINE) {
+            return;
+        }
+        CacheName name;
+        try {
+            name = CacheName.parse(p.name());
+        } catch (RuntimeException e) {
+            LOG.warn("placement of {} names no cache ('{}')", p.key(), p.name());
+            return;
+        }
+        FelixError reason = p.status() == ShardStatus.ONLINE
+                ? FelixError.of(ErrorCode.NOT_LEADER, "node " + p.leader() + " now serves cache " + name + " (epoch "
+                        + p.epoch() + ")")
+                : FelixError.of(ErrorCode.UNAVAILABLE, p.reason() != null ? p.reason() : "no node serves cache " + name);
+        await(broker.caches().release(name, reason));
     }
 
     /** This node leads {@code p}: close the follower copy, then reopen the shard runtime at the epoch. */

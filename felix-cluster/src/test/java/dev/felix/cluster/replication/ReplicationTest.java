@@ -13,6 +13,12 @@ import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
+import dev.felix.core.cache.Cache;
+import dev.felix.core.cache.CacheConfig;
+import dev.felix.core.cache.CacheName;
+import dev.felix.core.cache.CacheWatch;
+import dev.felix.core.cache.WatchEnded;
+import dev.felix.core.cache.WatchItem;
 import dev.felix.core.metadata.LocalMetadata;
 import dev.felix.core.metadata.Metadata;
 import dev.felix.storage.LogConfig;
@@ -205,5 +211,40 @@ class ReplicationTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> TestNode.publish(n1.shard(ORDERS), "p5") instanceof Long);
         assertThat(TestNode.read(n1.shard(ORDERS), 0, 6))
                 .containsExactly("0=p0", "1=p1", "2=p2", "3=p3", "4=p4", "5=p5");
+    }
+
+    @Test
+    void aCacheThatMovedAway_isReleasedHere_andItsWatchersAreToldWhyInsteadOfFollowingAFrozenCopy() throws Exception {
+        metadata.createTenant("t").join();
+        CacheName name = CacheName.parse("t/ns/presence");
+        long uid = metadata.createCache(name, CacheConfig.memory()).join().uid();
+        ShardKey key = ShardKey.cache(uid);
+        view.place(new ShardPlacement(key, name.toString(), false, Consistency.LEADER, List.of("n1"), "n1", 1,
+                ShardStatus.ONLINE, null));
+        Cache onN1 = nodes.get("n1").broker.caches().get(name);
+        onN1.put("k", "v".getBytes(java.nio.charset.StandardCharsets.UTF_8), null).get();
+        List<WatchItem> items = new java.util.concurrent.CopyOnWriteArrayList<>();
+        CacheWatch[] watch = new CacheWatch[1];
+        watch[0] = onN1.watch(null, null, () -> {
+            WatchItem item;
+            while (watch[0] != null && (item = watch[0].poll()) != null) {
+                items.add(item);
+            }
+        }).get();
+        WatchItem first;
+        while ((first = watch[0].poll()) != null) {
+            items.add(first);
+        }
+
+        // While n1 was unreachable the metadata leader moved the memory cache to n2 (a new, empty incarnation).
+        view.place(new ShardPlacement(key, name.toString(), false, Consistency.LEADER, List.of("n2"), "n2", 2,
+                ShardStatus.ONLINE, null));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> items.stream().anyMatch(i -> i instanceof WatchEnded));
+        WatchEnded ended = (WatchEnded) items.stream().filter(i -> i instanceof WatchEnded).findFirst().orElseThrow();
+        assertThat(ended.reason().code()).isEqualTo(ErrorCode.NOT_LEADER);
+        assertThat(ended.reason().message()).contains("node n2 now serves cache t/ns/presence");
+        assertThat(nodes.get("n1").broker.caches().caches()).as("n1 holds no instance of it any more").isEmpty();
+        assertThat(nodes.get("n2").broker.caches().caches()).as("n2 was not touched (it opens on first use)").isEmpty();
     }
 }

@@ -168,6 +168,16 @@ public final class Caches implements AutoCloseable {
         });
     }
 
+    /**
+     * Stops serving {@code name} on this node without touching its definition or data: the instance closes
+     * with {@code reason} (its watchers end with it), and a later lookup opens it afresh. For a cluster member
+     * whose cache moved to another node. Completes when the instance has closed; at once if none was open.
+     */
+    public CompletableFuture<Void> release(CacheName name, FelixError reason) {
+        Cache c = caches.remove(name);
+        return c == null ? CompletableFuture.completedFuture(null) : c.close(reason);
+    }
+
     /** Caches in use on this node (named since start). */
     public List<Cache> caches() {
         return List.copyOf(caches.values());
