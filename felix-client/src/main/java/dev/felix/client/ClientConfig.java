@@ -28,6 +28,7 @@ public final class ClientConfig {
     final int receiveQueueEvents;
     final long receiveQueueBytes;
     final ReceivePolicy receivePolicy;
+    final long receiveBudgetBytes;
     final boolean multiplexSubscriptions;
     final int handlerThreads;
 
@@ -48,6 +49,7 @@ public final class ClientConfig {
         this.receiveQueueEvents = b.receiveQueueEvents;
         this.receiveQueueBytes = b.receiveQueueBytes;
         this.receivePolicy = b.receivePolicy;
+        this.receiveBudgetBytes = b.receiveBudgetBytes;
         this.multiplexSubscriptions = b.multiplexSubscriptions;
         this.handlerThreads = b.handlerThreads;
     }
@@ -94,6 +96,7 @@ public final class ClientConfig {
         private int receiveQueueEvents = 8192;
         private long receiveQueueBytes = 16L << 20;
         private ReceivePolicy receivePolicy = ReceivePolicy.BLOCK;
+        private long receiveBudgetBytes = 256L << 20;
         private boolean multiplexSubscriptions = true;
         private int handlerThreads = Runtime.getRuntime().availableProcessors();
 
@@ -218,6 +221,21 @@ public final class ClientConfig {
             this.receiveQueueEvents = events;
             this.receiveQueueBytes = bytes;
             this.receivePolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Checkpoint {@code client_receive_budget}: payload bytes all receive queues of the client may hold
+         * together; default 256 MiB. When it is spent, a subscription holding more than its fair share (the
+         * budget over the open subscriptions) applies its own {@link ReceivePolicy} as if its queue were full:
+         * {@code block} stops reading (withholds credit), the drop policies drop with a
+         * {@code client_queue_overflow} gap. See {@link FelixClient#receiveBudgetUsedBytes()}.
+         */
+        public Builder receiveBudgetBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("receiveBudgetBytes must be positive, was " + bytes);
+            }
+            this.receiveBudgetBytes = bytes;
             return this;
         }
 

@@ -41,7 +41,8 @@ public final class FelixClient implements AutoCloseable {
 
     private final ClientConfig config;
     private final QuicClient quic;
-    private final ClientMetrics metrics = new ClientMetrics();
+    private final ReceiveBudget receiveBudget;
+    private final ClientMetrics metrics;
     private QuicChannel connection;
     private final Map<Long, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final Set<Subscription> starting = ConcurrentHashMap.newKeySet();
@@ -61,6 +62,10 @@ public final class FelixClient implements AutoCloseable {
     private FelixClient(ClientConfig config, QuicClient quic) {
         this.config = config;
         this.quic = quic;
+        // Credit not yet used is reserved at the size the per-subscription limits imply per event.
+        this.receiveBudget = new ReceiveBudget(config.receiveBudgetBytes,
+                Math.max(1, config.receiveQueueBytes / config.receiveQueueEvents));
+        this.metrics = new ClientMetrics(receiveBudget);
     }
 
     /**
@@ -131,6 +136,20 @@ public final class FelixClient implements AutoCloseable {
     /** This client's counters (client-side checkpoints), under their Prometheus names. */
     public ClientMetrics metrics() {
         return metrics;
+    }
+
+    /** Payload bytes held now by every receive queue of this client ({@link ClientConfig.Builder#receiveBudgetBytes}). */
+    public long receiveBudgetUsedBytes() {
+        return receiveBudget.used();
+    }
+
+    /** The most payload bytes the receive queues of this client held at once. */
+    public long receiveBudgetPeakBytes() {
+        return receiveBudget.peak();
+    }
+
+    ReceiveBudget receiveBudget() {
+        return receiveBudget;
     }
 
     QuicChannel connection() {

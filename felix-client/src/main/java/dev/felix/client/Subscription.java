@@ -49,12 +49,15 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     /** Consumer thread only: re-read events (and residual gaps) to hand out before the live queue. */
     private final java.util.ArrayDeque<Item> healed = new java.util.ArrayDeque<>();
     private final LongAdder healedEvents = new LongAdder();
+    /** Credit sent with the multiplexed subscribe; event loop. */
+    private int sentCredit;
 
     Subscription(FelixClient client, SubscribeOptions options, ReceivePolicy receivePolicy) {
         this.client = client;
         this.options = options;
         ClientConfig c = client.config();
-        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, receivePolicy, this::resumeReaders);
+        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, receivePolicy, this::resumeReaders,
+                client.receiveBudget());
     }
 
     /**
@@ -108,9 +111,27 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         return true;
     }
 
-    /** Events granted up front to each channel of a multiplexed subscription (its credit window). */
+    /** Most events granted to each channel of a multiplexed subscription at a time (its credit window). */
     int creditWindow() {
         return Math.max(1, Math.min(client.config().receiveQueueEvents / 2, MAX_CREDIT_WINDOW));
+    }
+
+    /**
+     * Credit to grant each channel with the subscribe: the window, or under {@link ReceivePolicy#BLOCK} what the
+     * client's receive budget has room for (at least one event). Remembered for {@link #sentCredit()}.
+     */
+    int initialCredit() {
+        long credit = creditWindow();
+        if (queue.policy() == ReceivePolicy.BLOCK) {
+            credit = Math.max(1, Math.min(credit, client.receiveBudget().creditRoom()));
+        }
+        sentCredit = (int) credit;
+        return sentCredit;
+    }
+
+    /** The credit sent with the subscribe ({@link #initialCredit()}). */
+    int sentCredit() {
+        return sentCredit;
     }
 
     private CompletableFuture<Subscription> startOnOwnStreams() {
@@ -358,9 +379,14 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         return localDrops.sum();
     }
 
-    /** Items waiting in the receive queue. */
+    /** Events waiting in the receive queue. */
     public long queued() {
         return queue.size();
+    }
+
+    /** Payload bytes waiting in the receive queue (charged to the client's receive budget). */
+    public long queuedBytes() {
+        return queue.bytes();
     }
 
     /** Ends the subscription; the broker stops sending. Idempotent. */
@@ -381,7 +407,8 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
             r.close();
         }
         client.forget(this);
-        queue.end();
+        muxChannels.values().forEach(MuxChannel::release);
+        queue.close(); // what it held goes back to the client's receive budget
     }
 
     // ------------------------------------------------------------------ from readers (event loop)
