@@ -281,7 +281,12 @@ public final class FelixClient implements AutoCloseable {
         if (keepAlive != null) {
             keepAlive.cancel(false);
         }
-        connection.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        // An application CONNECTION_CLOSE (code 0, "client closed"): the broker forgets this connection and its
+        // subscriptions as soon as it arrives, instead of at its idle timeout. The datagram carrying it is given
+        // a moment to leave before the socket closes (QuicClient.close).
+        PeerClose.closingHere(connection);
+        connection.close(true, 0, io.netty.buffer.Unpooled.copiedBuffer(PeerClose.CLIENT_CLOSED,
+                java.nio.charset.StandardCharsets.UTF_8)).awaitUninterruptibly(2, TimeUnit.SECONDS);
         quic.close();
         synchronized (this) {
             if (handlers != null) {
@@ -369,7 +374,9 @@ public final class FelixClient implements AutoCloseable {
         }
         FelixClientException byBroker = closedByBroker();
         return byBroker != null ? byBroker : new FelixClientException(ErrorCode.CONNECTION_LOST,
-                "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost");
+                "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost"
+                        + (connection.isTimedOut() ? " (transport: no packet from the broker within the idle timeout)"
+                                : " (transport)"));
     }
 
     /**

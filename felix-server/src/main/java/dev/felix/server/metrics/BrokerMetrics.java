@@ -48,6 +48,8 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder ingressDroppedEvents = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
+    /** Connection and client-opened stream closes, by who closed and why. */
+    public final Closes closes = new Closes();
     /** Multiplexed event frames written (one per batch per session, whatever the number of its subscriptions). */
     public final LongAdder muxFrames = new LongAdder();
 
@@ -133,6 +135,16 @@ public final class BrokerMetrics implements AutoCloseable {
         }
         counter("felix.connections.opened", "QUIC connections accepted", connectionsOpened);
         counter("felix.connections.closed", "QUIC connections closed", connectionsClosed);
+        for (Closes.By by : Closes.By.values()) {
+            for (Closes.Reason reason : Closes.Reason.values()) {
+                FunctionCounter.builder("felix.connection.closes", closes.connections(by, reason), LongAdder::sum)
+                        .description("QUIC connections closed, by who closed them and why")
+                        .tag("by", by.label()).tag("reason", reason.label()).register(registry);
+                FunctionCounter.builder("felix.stream.closes", closes.streams(by, reason), LongAdder::sum)
+                        .description("client-opened streams ended, by who ended them and why")
+                        .tag("by", by.label()).tag("reason", reason.label()).register(registry);
+            }
+        }
         counter("felix.delivered.events", "events written to subscriber streams", deliveredEvents);
         counter("felix.delivered.gaps", "gap notices written to subscriber streams", deliveredGaps);
         FunctionCounter.builder("felix.publish.requests", publishOk, LongAdder::sum)
