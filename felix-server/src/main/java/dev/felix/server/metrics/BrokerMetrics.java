@@ -210,6 +210,14 @@ public final class BrokerMetrics implements AutoCloseable {
         }
     }
 
+    /** Registers the idle-memory trim counter and the allocator's direct memory gauge. */
+    public void bindIdleMemory(LongSupplier trims, LongSupplier nettyDirectBytes) {
+        FunctionCounter.builder("felix.idle.trims", trims, LongSupplier::getAsLong)
+                .description("times the broker gave memory back after having no client for a while").register(registry);
+        gauge("felix.netty.direct.memory.bytes", "direct memory held by Netty's buffer allocator (pooled chunks)",
+                nettyDirectBytes);
+    }
+
     /** Counts an error sent to a client. */
     public void error(ErrorCode code) {
         errors.get(code).increment();
