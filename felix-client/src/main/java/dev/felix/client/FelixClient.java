@@ -62,9 +62,7 @@ public final class FelixClient implements AutoCloseable {
     private FelixClient(ClientConfig config, QuicClient quic) {
         this.config = config;
         this.quic = quic;
-        // Credit not yet used is reserved at the size the per-subscription limits imply per event.
-        this.receiveBudget = new ReceiveBudget(config.receiveBudgetBytes,
-                Math.max(1, config.receiveQueueBytes / config.receiveQueueEvents));
+        this.receiveBudget = new ReceiveBudget(config.receiveBudgetBytes);
         this.metrics = new ClientMetrics(receiveBudget);
     }
 

@@ -20,36 +20,33 @@ import java.util.concurrent.atomic.LongAdder;
  * of the queues admitted under it, i.e. never more than twice the budget.
  *
  * <h2>Credit under block</h2>
- * On a multiplexed session the broker sends a {@code block} subscription as many events as it was granted
- * credit for, whatever the client's memory. Credit is therefore drawn from the budget too: every event granted
- * and not yet arrived reserves {@link #eventEstimate} bytes, and new credit is granted only while the bytes held
- * plus those reserved fit the budget — except to a channel whose queue is empty and which has nothing on its way
- * (it would otherwise never be granted anything again). A broker batch can pass the credit it was sent against
- * (it is sent whole), so a stalled {@code block} subscription can hold one batch beyond its credit.
+ * On a multiplexed session the broker sends a {@code block} subscription as many events as it holds credit for,
+ * whatever the client's memory; the budget withholds further credit ({@link MuxChannel#consumed()}) but cannot
+ * take back what was granted. So a stalled {@code block} subscription can hold up to its credit window
+ * ({@code min(receiveQueueEvents / 2, 4096)} events, plus the rest of a batch sent whole) however spent the
+ * budget is. Reserving credit from the budget at subscribe time would bound that too, but events carry no size
+ * until they arrive: reserving at the size the queue limits imply (2 KiB) cut the initial credit of a client
+ * with hundreds of subscriptions of small events, and the broker could no longer send each batch once for all
+ * of them.
  *
  * <p><b>Threads.</b> Thread-safe, lock-free; read by queues (event loops) and consumers (application threads).
  */
 final class ReceiveBudget {
 
     private final long limit;
-    /** Bytes assumed per event for credit granted but not yet used. */
-    private final long eventEstimate;
     private final AtomicLong used = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
-    /** Credit (events) granted to {@code block} channels and not yet arrived. */
-    private final AtomicLong reservedEvents = new AtomicLong();
     private final AtomicInteger queues = new AtomicInteger();
     /** Times an event (or a credit grant) was refused because the budget was exhausted. */
     final LongAdder exhausted = new LongAdder();
 
-    ReceiveBudget(long limit, long eventEstimate) {
+    ReceiveBudget(long limit) {
         this.limit = limit;
-        this.eventEstimate = Math.max(1, eventEstimate);
     }
 
     /** An unlimited budget, for queues used on their own (tests). */
     static ReceiveBudget unlimited() {
-        return new ReceiveBudget(Long.MAX_VALUE, 1);
+        return new ReceiveBudget(Long.MAX_VALUE);
     }
 
     long limit() {
@@ -63,10 +60,6 @@ final class ReceiveBudget {
     /** The most bytes held at once since the client started. */
     long peak() {
         return peak.get();
-    }
-
-    long eventEstimate() {
-        return eventEstimate;
     }
 
     void queueOpened() {
@@ -84,7 +77,7 @@ final class ReceiveBudget {
 
     /** Whether {@code size} more bytes may enter a queue that holds {@code queueEvents} / {@code queueBytes}. */
     boolean admits(long queueEvents, long queueBytes, long size) {
-        return queueEvents == 0 || used.get() + reservedBytes() + size <= limit
+        return queueEvents == 0 || used.get() + size <= limit
                 || queueBytes + size <= fairShare();
     }
 
@@ -100,50 +93,4 @@ final class ReceiveBudget {
         used.addAndGet(-bytes);
     }
 
-    /**
-     * Credit a {@code block} channel may be granted now, up to {@code wanted} events, and reserves it. A channel
-     * that is {@code starving} (it took everything it was granted) gets at least one event, and up to its fair
-     * share, whatever the others hold.
-     */
-    long reserveCredit(long wanted, boolean starving) {
-        if (wanted <= 0) {
-            return 0;
-        }
-        long room = (limit - used.get()) / eventEstimate - reservedEvents.get();
-        if (starving) {
-            room = Math.max(room, Math.max(1, fairShare() / eventEstimate));
-        }
-        long grant = Math.min(wanted, Math.max(0, room));
-        if (grant < wanted) {
-            exhausted.increment();
-        }
-        if (grant > 0) {
-            reservedEvents.addAndGet(grant);
-        }
-        return grant;
-    }
-
-    /** Reserves credit already granted (with a subscribe), whatever the room. */
-    void reserve(long events) {
-        if (events > 0) {
-            reservedEvents.addAndGet(events);
-        }
-    }
-
-    /** Events of credit the budget has room for now (0 if none). */
-    long creditRoom() {
-        return Math.max(0, (limit - used.get()) / eventEstimate - reservedEvents.get());
-    }
-
-    /** Reserved credit was used (events arrived) or given up (the channel ended). */
-    void unreserve(long events) {
-        if (events > 0) {
-            reservedEvents.addAndGet(-events);
-        }
-    }
-
-    private long reservedBytes() {
-        long r = reservedEvents.get();
-        return r <= 0 ? 0 : r * eventEstimate;
-    }
 }

@@ -86,6 +86,20 @@ final class ReceiveQueue {
         }
     }
 
+    /** Whether the client's budget lets this queue take more now (always when empty). */
+    boolean admitsMore() {
+        lock.lock();
+        try {
+            if (budget.admits(events, bytes, 0)) {
+                return true;
+            }
+            budget.exhausted.increment();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Bytes of the events held. */
     long bytes() {
         lock.lock();

@@ -98,7 +98,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             long id = nextRequestId++;
             pending.put(id, new Pending(subscription, done));
             StreamRef s = o.stream();
-            int window = subscription.initialCredit();
+            int window = subscription.creditWindow();
             channel.writeAndFlush(ClientFrames.encode(new Message.MuxSubscribe(id, s.tenant(), s.namespace(),
                     s.stream(), o.start(), o.shard(), o.queuePolicy(), o.queueEvents(), null, o.incarnation(),
                     window)), channel.voidPromise());
@@ -125,7 +125,6 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             }
             for (MuxChannel c : list) {
                 channels.remove(c.id);
-                c.release();
             }
             if (ended == null && channel.isActive()) {
                 channel.writeAndFlush(ClientFrames.encode(new Message.Unsubscribe(subscriptionId)),
@@ -184,7 +183,6 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
         } else if (m instanceof Message.SubscriptionEnded e) {
             MuxChannel c = channels.remove(e.channel());
             if (c != null) {
-                c.release();
                 List<MuxChannel> siblings = bySubscription.get(c.subscription.id());
                 if (siblings != null) {
                     siblings.remove(c);
@@ -225,8 +223,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
         Subscription s = p.subscription;
         List<MuxChannel> list = new ArrayList<>(ok.channels().size());
         for (int i = 0; i < ok.channels().size(); i++) {
-            MuxChannel c = new MuxChannel(ok.channels().get(i), ok.shards().get(i), s, s.creditWindow(),
-                    s.sentCredit(), client.receiveBudget());
+            MuxChannel c = new MuxChannel(ok.channels().get(i), ok.shards().get(i), s, s.creditWindow());
             channels.put(c.id, c);
             list.add(c);
             if (ok.incarnations() != null) {
@@ -246,8 +243,8 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
         for (int id : ids) {
             MuxChannel c = channels.get(id);
             if (c != null) {
-                long grant = c.arrived(batch.payloads().size()); // first: the reservation becomes bytes held
                 c.feed.deliver(batch.baseOffset(), batch.payloads());
+                long grant = c.arrived(batch.payloads().size());
                 if (grant > 0) {
                     channel.write(ClientFrames.encode(new Message.Credit(c.id, (int) grant)), channel.voidPromise());
                     needsFlush = true;
@@ -287,7 +284,6 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
         pending.clear();
         for (List<MuxChannel> list : List.copyOf(bySubscription.values())) {
             for (MuxChannel c : list) {
-                c.release();
                 c.subscription.shardEnded(cause);
             }
         }

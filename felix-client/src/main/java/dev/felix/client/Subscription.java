@@ -49,8 +49,6 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     /** Consumer thread only: re-read events (and residual gaps) to hand out before the live queue. */
     private final java.util.ArrayDeque<Item> healed = new java.util.ArrayDeque<>();
     private final LongAdder healedEvents = new LongAdder();
-    /** Credit sent with the multiplexed subscribe; event loop. */
-    private int sentCredit;
 
     Subscription(FelixClient client, SubscribeOptions options, ReceivePolicy receivePolicy) {
         this.client = client;
@@ -114,24 +112,6 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     /** Most events granted to each channel of a multiplexed subscription at a time (its credit window). */
     int creditWindow() {
         return Math.max(1, Math.min(client.config().receiveQueueEvents / 2, MAX_CREDIT_WINDOW));
-    }
-
-    /**
-     * Credit to grant each channel with the subscribe: the window, or under {@link ReceivePolicy#BLOCK} what the
-     * client's receive budget has room for (at least one event). Remembered for {@link #sentCredit()}.
-     */
-    int initialCredit() {
-        long credit = creditWindow();
-        if (queue.policy() == ReceivePolicy.BLOCK) {
-            credit = Math.max(1, Math.min(credit, client.receiveBudget().creditRoom()));
-        }
-        sentCredit = (int) credit;
-        return sentCredit;
-    }
-
-    /** The credit sent with the subscribe ({@link #initialCredit()}). */
-    int sentCredit() {
-        return sentCredit;
     }
 
     private CompletableFuture<Subscription> startOnOwnStreams() {
@@ -407,7 +387,6 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
             r.close();
         }
         client.forget(this);
-        muxChannels.values().forEach(MuxChannel::release);
         queue.close(); // what it held goes back to the client's receive budget
     }
 

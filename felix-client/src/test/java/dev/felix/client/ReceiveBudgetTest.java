@@ -27,7 +27,7 @@ class ReceiveBudgetTest {
 
     @Test
     void aStalledQueueStopsAtTheBudget_whileAnEmptyOneStillTakesEvents() {
-        ReceiveBudget budget = new ReceiveBudget(1_000, 100);
+        ReceiveBudget budget = new ReceiveBudget(1_000);
         ReceiveQueue stalled = queue(budget, ReceivePolicy.DROP_NEW);
         ReceiveQueue healthy = queue(budget, ReceivePolicy.DROP_NEW);
         long offset = 0;
@@ -46,7 +46,7 @@ class ReceiveBudgetTest {
 
     @Test
     void block_addSaysPauseOnceTheBudgetIsSpent_andResumesWhenTheQueueDrains() throws Exception {
-        ReceiveBudget budget = new ReceiveBudget(300, 100);
+        ReceiveBudget budget = new ReceiveBudget(300);
         ReceiveQueue other = queue(budget, ReceivePolicy.BLOCK);
         ReceiveQueue q = queue(budget, ReceivePolicy.BLOCK);
         assertThat(other.add(event(0, 200))).isTrue();
@@ -61,7 +61,7 @@ class ReceiveBudgetTest {
 
     @Test
     void dropOld_evictsItsOwnOldestToFitTheBudget() {
-        ReceiveBudget budget = new ReceiveBudget(300, 100);
+        ReceiveBudget budget = new ReceiveBudget(300);
         ReceiveQueue q = queue(budget, ReceivePolicy.DROP_OLD);
         q.add(event(0, 100));
         q.add(event(1, 100));
@@ -74,7 +74,7 @@ class ReceiveBudgetTest {
 
     @Test
     void bytesGoBackWhenTakenEvictedOrClosed() throws Exception {
-        ReceiveBudget budget = new ReceiveBudget(10_000, 100);
+        ReceiveBudget budget = new ReceiveBudget(10_000);
         ReceiveQueue a = queue(budget, ReceivePolicy.BLOCK);
         ReceiveQueue b = queue(budget, ReceivePolicy.BLOCK);
         a.add(event(0, 100));
@@ -88,19 +88,5 @@ class ReceiveBudgetTest {
         assertThat(budget.peak()).isEqualTo(500);
         assertThat(b.add(event(1, 50))).as("a closed queue keeps nothing").isTrue();
         assertThat(budget.used()).isEqualTo(100);
-    }
-
-    @Test
-    void blockCredit_isCutToTheBudget_butAChannelThatTookEverythingAlwaysGetsSome() {
-        ReceiveBudget budget = new ReceiveBudget(1_000, 100); // room for 10 events of credit
-        assertThat(budget.reserveCredit(8, false)).isEqualTo(8);
-        assertThat(budget.creditRoom()).isEqualTo(2);
-        assertThat(budget.reserveCredit(8, false)).as("cut to the room left").isEqualTo(2);
-        assertThat(budget.reserveCredit(8, false)).as("none left").isZero();
-        budget.queueOpened();
-        budget.queueOpened();
-        assertThat(budget.reserveCredit(8, true)).as("starving: its fair share, 500 bytes").isEqualTo(5);
-        budget.unreserve(15);
-        assertThat(budget.creditRoom()).isEqualTo(10);
     }
 }
