@@ -99,6 +99,9 @@ public final class Cache implements AutoCloseable {
     public void close() {
         frames.finish();
         frames.close();
+        if (closedBy == null) {
+            closedBy = frames.endedWithoutError("cache stream"); // requests from now on say this client closed it
+        }
     }
 
     private static long offset(Message m) {
@@ -154,8 +157,7 @@ public final class Cache implements AutoCloseable {
     }
 
     private void onClosed(FelixClientException cause) {
-        FelixClientException e = cause != null ? cause
-                : new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker closed the cache stream");
+        FelixClientException e = cause != null ? cause : frames.endedWithoutError("cache stream");
         closedBy = e;
         for (CompletableFuture<Message> f : pending.values()) {
             f.completeExceptionally(e);

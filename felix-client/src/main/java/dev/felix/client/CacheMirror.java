@@ -299,9 +299,11 @@ public final class CacheMirror implements AutoCloseable {
         if (closed || watch != generation.get()) {
             return;
         }
-        end(cause != null ? cause : new FelixClientException(ErrorCode.CONNECTION_LOST,
-                "the watch of " + ref + " ended" + (client.connected() ? ": the broker closed its stream"
-                        : ": the connection to " + client.config().broker() + " was lost")));
+        FrameStream s = stream;
+        end(cause != null ? cause : s != null ? s.endedWithoutError("watch of " + ref)
+                : new FelixClientException(ErrorCode.CONNECTION_LOST, "the watch of " + ref + " ended"
+                        + (client.connected() ? ": the broker closed its stream"
+                                : ": the connection to " + client.config().broker() + " was lost")));
     }
 
     private void rewatchLater(Long from) {

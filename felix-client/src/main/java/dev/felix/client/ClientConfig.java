@@ -28,6 +28,7 @@ public final class ClientConfig {
     final int receiveQueueEvents;
     final long receiveQueueBytes;
     final ReceivePolicy receivePolicy;
+    final long receiveBudgetBytes;
     final boolean multiplexSubscriptions;
     final int handlerThreads;
 
@@ -48,6 +49,7 @@ public final class ClientConfig {
         this.receiveQueueEvents = b.receiveQueueEvents;
         this.receiveQueueBytes = b.receiveQueueBytes;
         this.receivePolicy = b.receivePolicy;
+        this.receiveBudgetBytes = b.receiveBudgetBytes;
         this.multiplexSubscriptions = b.multiplexSubscriptions;
         this.handlerThreads = b.handlerThreads;
     }
@@ -91,6 +93,7 @@ public final class ClientConfig {
         b.receivePolicy = receivePolicy;
         b.multiplexSubscriptions = multiplexSubscriptions;
         b.handlerThreads = handlerThreads;
+        b.receiveBudgetBytes = receiveBudgetBytes;
         return new ClientConfig(b);
     }
 
@@ -120,6 +123,7 @@ public final class ClientConfig {
         private int receiveQueueEvents = 8192;
         private long receiveQueueBytes = 16L << 20;
         private ReceivePolicy receivePolicy = ReceivePolicy.BLOCK;
+        private long receiveBudgetBytes = 256L << 20;
         private boolean multiplexSubscriptions = true;
         private int handlerThreads = Runtime.getRuntime().availableProcessors();
 
@@ -244,6 +248,21 @@ public final class ClientConfig {
             this.receiveQueueEvents = events;
             this.receiveQueueBytes = bytes;
             this.receivePolicy = Objects.requireNonNull(policy, "policy");
+            return this;
+        }
+
+        /**
+         * Checkpoint {@code client_receive_budget}: payload bytes all receive queues of the client may hold
+         * together; default 256 MiB. When it is spent, a subscription holding more than its fair share (the
+         * budget over the open subscriptions) applies its own {@link ReceivePolicy} as if its queue were full:
+         * {@code block} stops reading (withholds credit), the drop policies drop with a
+         * {@code client_queue_overflow} gap. See {@link FelixClient#receiveBudgetUsedBytes()}.
+         */
+        public Builder receiveBudgetBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("receiveBudgetBytes must be positive, was " + bytes);
+            }
+            this.receiveBudgetBytes = bytes;
             return this;
         }
 

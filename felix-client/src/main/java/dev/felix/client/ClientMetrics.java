@@ -26,16 +26,28 @@ public final class ClientMetrics {
     /** Events received. */
     final LongAdder events = new LongAdder();
 
+    private final ReceiveBudget budget;
+
+    /** Counters alone (no receive budget), for tests of one checkpoint. */
     ClientMetrics() {
+        this(ReceiveBudget.unlimited());
     }
 
-    /** Every counter by Prometheus name. */
+    ClientMetrics(ReceiveBudget budget) {
+        this.budget = budget;
+    }
+
+    /** Every counter (and the receive budget's gauges: limit, bytes held now, most held) by Prometheus name. */
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("felix_client_blocked_total{checkpoint=\"client_publish_queue\"}", publishQueueBlocked.sum());
         m.put("felix_client_dropped_events_total{checkpoint=\"client_publish_queue\"}", publishQueueDropped.sum());
         m.put("felix_client_blocked_total{checkpoint=\"client_receive_queue\"}", receiveQueueBlocked.sum());
         m.put("felix_client_dropped_events_total{checkpoint=\"client_receive_queue\"}", receiveQueueDropped.sum());
+        m.put("felix_client_blocked_total{checkpoint=\"client_receive_budget\"}", budget.exhausted.sum());
+        m.put("felix_client_receive_budget_bytes", budget.limit());
+        m.put("felix_client_receive_budget_used_bytes", budget.used());
+        m.put("felix_client_receive_budget_peak_bytes", budget.peak());
         m.put("felix_client_gap_notices_total", gaps.sum());
         m.put("felix_client_healed_events_total", healedEvents.sum());
         m.put("felix_client_received_events_total", events.sum());

@@ -41,7 +41,8 @@ public final class FelixClient implements AutoCloseable {
 
     private final ClientConfig config;
     private final QuicClient quic;
-    private final ClientMetrics metrics = new ClientMetrics();
+    private final ReceiveBudget receiveBudget;
+    private final ClientMetrics metrics;
     private QuicChannel connection;
     private final Map<Long, Subscription> subscriptions = new ConcurrentHashMap<>();
     private final Set<Subscription> starting = ConcurrentHashMap.newKeySet();
@@ -61,6 +62,8 @@ public final class FelixClient implements AutoCloseable {
     private FelixClient(ClientConfig config, QuicClient quic) {
         this.config = config;
         this.quic = quic;
+        this.receiveBudget = new ReceiveBudget(config.receiveBudgetBytes);
+        this.metrics = new ClientMetrics(receiveBudget);
     }
 
     /**
@@ -131,6 +134,20 @@ public final class FelixClient implements AutoCloseable {
     /** This client's counters (client-side checkpoints), under their Prometheus names. */
     public ClientMetrics metrics() {
         return metrics;
+    }
+
+    /** Payload bytes held now by every receive queue of this client ({@link ClientConfig.Builder#receiveBudgetBytes}). */
+    public long receiveBudgetUsedBytes() {
+        return receiveBudget.used();
+    }
+
+    /** The most payload bytes the receive queues of this client held at once. */
+    public long receiveBudgetPeakBytes() {
+        return receiveBudget.peak();
+    }
+
+    ReceiveBudget receiveBudget() {
+        return receiveBudget;
     }
 
     QuicChannel connection() {
@@ -262,7 +279,12 @@ public final class FelixClient implements AutoCloseable {
         if (keepAlive != null) {
             keepAlive.cancel(false);
         }
-        connection.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        // An application CONNECTION_CLOSE (code 0, "client closed"): the broker forgets this connection and its
+        // subscriptions as soon as it arrives, instead of at its idle timeout. The datagram carrying it is given
+        // a moment to leave before the socket closes (QuicClient.close).
+        PeerClose.closingHere(connection);
+        connection.close(true, 0, io.netty.buffer.Unpooled.copiedBuffer(PeerClose.CLIENT_CLOSED,
+                java.nio.charset.StandardCharsets.UTF_8)).awaitUninterruptibly(2, TimeUnit.SECONDS);
         quic.close();
         synchronized (this) {
             if (handlers != null) {
@@ -350,7 +372,9 @@ public final class FelixClient implements AutoCloseable {
         }
         FelixClientException byBroker = closedByBroker();
         return byBroker != null ? byBroker : new FelixClientException(ErrorCode.CONNECTION_LOST,
-                "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost");
+                "the connection to " + config.broker.getHostString() + ":" + config.broker.getPort() + " was lost"
+                        + (connection.isTimedOut() ? " (transport: no packet from the broker within the idle timeout)"
+                                : " (transport)"));
     }
 
     /**

@@ -39,6 +39,8 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
     private int negotiated = FrameFlags.ORIGINAL_V1;
     private boolean authenticated;
     private boolean ended;
+    /** This client finished or closed the stream itself. */
+    private volatile boolean closedHere;
 
     private FrameStream(ClientConfig config, Listener listener) {
         this.config = config;
@@ -93,11 +95,21 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
 
     /** Finishes our side of the stream (FIN), after what was written; see {@link StreamEnds}. */
     void finish() {
+        closedHere = true;
         StreamEnds.finish(channel);
     }
 
     void close() {
+        closedHere = true;
         channel.close();
+    }
+
+    /**
+     * The error for this stream having ended without one, naming who ended it ({@code what}: "cache stream",
+     * …): this client, the broker, or the transport. See {@link PeerClose#streamEnded}.
+     */
+    FelixClientException endedWithoutError(String what) {
+        return PeerClose.streamEnded(channel == null ? null : channel.parent(), what, closedHere);
     }
 
     @Override

@@ -22,6 +22,51 @@ final class PeerClose {
     }
 
     private static final AttributeKey<String> REASON = AttributeKey.valueOf("felix.peer-close-reason");
+    private static final AttributeKey<Boolean> LOCAL = AttributeKey.valueOf("felix.closed-by-this-client");
+
+    /** The application close reason {@code FelixClient.close()} sends (code 0): an orderly close by the client. */
+    static final String CLIENT_CLOSED = "client closed";
+
+    /** Marks {@code connection} as being closed by this client (so its streams' ends are not blamed on others). */
+    static void closingHere(QuicChannel connection) {
+        connection.attr(LOCAL).set(Boolean.TRUE);
+    }
+
+    static boolean closedHere(QuicChannel connection) {
+        return connection != null && Boolean.TRUE.equals(connection.attr(LOCAL).get());
+    }
+
+    /**
+     * Who ended a stream of {@code connection} that ended without an error, and why, as the error later requests
+     * on it fail with: this client ({@code closedHere}: the stream, or the whole client), the broker (its
+     * CONNECTION_CLOSE reason, or its end of the stream), or the transport (the connection was lost; after the
+     * idle timeout, if that is what ended it).
+     */
+    static FelixClientException streamEnded(QuicChannel connection, String what, boolean closedHere) {
+        if (closedHere) {
+            return new FelixClientException(ErrorCode.CONNECTION_LOST, "the " + what + " was closed by this client");
+        }
+        if (closedHere(connection)) {
+            return new FelixClientException(ErrorCode.CONNECTION_LOST, "the " + what
+                    + " ended because this client was closed");
+        }
+        FelixClientException byBroker = cause(connection);
+        if (byBroker != null) {
+            return byBroker;
+        }
+        String broker = connection != null && connection.remoteSocketAddress() instanceof InetSocketAddress a
+                ? a.getHostString() + ":" + a.getPort() : "the broker";
+        if (connection != null && connection.isTimedOut()) {
+            return new FelixClientException(ErrorCode.CONNECTION_LOST, "the " + what + " ended: the connection to "
+                    + broker + " was lost (transport: no packet from the broker within the idle timeout)");
+        }
+        if (connection == null || !connection.isActive()) {
+            return new FelixClientException(ErrorCode.CONNECTION_LOST, "the " + what + " ended: the connection to "
+                    + broker + " was lost (transport)");
+        }
+        return new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker at " + broker + " closed the " + what
+                + " without giving an error");
+    }
 
     /** Records the reason of the peer's application close on the connection channel. */
     static final ChannelHandler RECORDER = new Recorder();

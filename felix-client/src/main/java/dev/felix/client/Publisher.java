@@ -315,8 +315,7 @@ public final class Publisher implements AutoCloseable {
         if (closedBy != null) {
             return;
         }
-        FelixClientException e = cause != null ? cause
-                : new FelixClientException(ErrorCode.CONNECTION_LOST, "the broker closed the publish stream");
+        FelixClientException e = cause != null ? cause : frames.endedWithoutError("publish stream");
         closedBy = e;
         for (Long id : List.copyOf(pending.keySet())) {
             complete(id, null, e);

@@ -16,6 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * reading (the limit can be passed by what was already decoded from one read) and is resumed when the
  * consumer has drained it to half. Under the drop policies the dropped range is reported as a
  * {@code client_queue_overflow} {@link Gap}.
+ *
+ * <p>Every queue of a client also draws on the client's {@link ReceiveBudget}: an event the budget does not
+ * admit is treated as if this queue were full (its policy applies), and the bytes held are charged to the budget
+ * until they are taken, evicted or the queue is closed.
  */
 final class ReceiveQueue {
 
@@ -23,6 +27,7 @@ final class ReceiveQueue {
     private final long maxBytes;
     private final ReceivePolicy policy;
     private final Runnable onHalfEmpty;
+    private final ReceiveBudget budget;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
     private final ArrayDeque<Item> items = new ArrayDeque<>();
@@ -31,14 +36,22 @@ final class ReceiveQueue {
     private boolean producerWaiting;
     private boolean ended;
     private long dropped;
+    /** Closed: nothing more is added and nothing held (the budget got its bytes back). */
+    private boolean closed;
     /** Told when the queue goes from empty to non-empty, and when it ends (a handler dispatcher). */
     private volatile Runnable readyListener;
 
     ReceiveQueue(int maxEvents, long maxBytes, ReceivePolicy policy, Runnable onHalfEmpty) {
+        this(maxEvents, maxBytes, policy, onHalfEmpty, ReceiveBudget.unlimited());
+    }
+
+    ReceiveQueue(int maxEvents, long maxBytes, ReceivePolicy policy, Runnable onHalfEmpty, ReceiveBudget budget) {
         this.maxEvents = maxEvents;
         this.maxBytes = maxBytes;
         this.policy = policy;
         this.onHalfEmpty = onHalfEmpty;
+        this.budget = budget;
+        budget.queueOpened();
     }
 
     ReceivePolicy policy() {
@@ -60,14 +73,57 @@ final class ReceiveQueue {
         }
     }
 
-    /** Whether an event of {@code size} bytes fits now (always, in an empty queue). */
+    /**
+     * Whether an event of {@code size} bytes fits now: always in an empty queue, else within this queue's limits
+     * and admitted by the client's budget.
+     */
     boolean hasRoom(int size) {
         lock.lock();
         try {
-            return events == 0 || (events + 1 <= maxEvents && bytes + size <= maxBytes);
+            return fits(size, true);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Whether the client's budget lets this queue take more now (always when empty). */
+    boolean admitsMore() {
+        lock.lock();
+        try {
+            if (budget.admits(events, bytes, 0)) {
+                return true;
+            }
+            budget.exhausted.increment();
+            return false;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Bytes of the events held. */
+    long bytes() {
+        lock.lock();
+        try {
+            return bytes;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private boolean fits(int size, boolean count) {
+        if (events == 0) {
+            return true;
+        }
+        if (events + 1 > maxEvents || bytes + size > maxBytes) {
+            return false;
+        }
+        if (!budget.admits(events, bytes, size)) {
+            if (count) {
+                budget.exhausted.increment();
+            }
+            return false;
+        }
+        return true;
     }
 
     /**
@@ -79,14 +135,22 @@ final class ReceiveQueue {
         boolean full;
         lock.lock();
         try {
+            if (closed) {
+                return true; // closed by the application: nothing more is kept
+            }
             wasEmpty = items.isEmpty();
             items.addLast(item);
             if (item instanceof Event e) {
                 events++;
                 bytes += e.payload().length;
+                budget.charge(e.payload().length);
             }
             notEmpty.signal();
             full = events >= maxEvents || bytes >= maxBytes;
+            if (!full && item instanceof Event && !budget.admits(events, bytes, 0)) {
+                budget.exhausted.increment();
+                full = true; // the client's budget is spent and this queue holds more than its share
+            }
             if (full) {
                 producerWaiting = true;
             }
@@ -109,7 +173,7 @@ final class ReceiveQueue {
         try {
             Map<Integer, long[]> ranges = new HashMap<>(); // shard -> {from, to}
             long evicted = 0;
-            while (!items.isEmpty() && !(events == 0 || (events + 1 <= maxEvents && bytes + size <= maxBytes))) {
+            while (!items.isEmpty() && !fits(size, false)) {
                 Item head = items.pollFirst();
                 long from;
                 long to;
@@ -117,6 +181,7 @@ final class ReceiveQueue {
                 if (head instanceof Event e) {
                     events--;
                     bytes -= e.payload().length;
+                    budget.release(e.payload().length);
                     evicted++;
                     shard = e.shard();
                     from = e.offset();
@@ -164,6 +229,9 @@ final class ReceiveQueue {
     void end() {
         lock.lock();
         try {
+            if (!ended) {
+                budget.queueClosed(); // it no longer needs a share
+            }
             ended = true;
             notEmpty.signalAll();
         } finally {
@@ -192,8 +260,10 @@ final class ReceiveQueue {
             if (item instanceof Event e) {
                 events--;
                 bytes -= e.payload().length;
+                budget.release(e.payload().length);
             }
-            if (producerWaiting && events <= maxEvents / 2 && bytes <= maxBytes / 2) {
+            if (producerWaiting && events <= maxEvents / 2 && bytes <= maxBytes / 2
+                    && budget.admits(events, bytes, 0)) {
                 producerWaiting = false;
                 resume = true;
             }
@@ -204,6 +274,27 @@ final class ReceiveQueue {
             onHalfEmpty.run();
         }
         return item;
+    }
+
+    /**
+     * The application closed the subscription: ends the queue and discards what it holds, giving its bytes back
+     * to the client's budget. Idempotent.
+     */
+    void close() {
+        end();
+        lock.lock();
+        try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            budget.release(bytes);
+            items.clear();
+            events = 0;
+            bytes = 0;
+        } finally {
+            lock.unlock();
+        }
     }
 
     boolean endedAndEmpty() {

@@ -54,7 +54,8 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         this.client = client;
         this.options = options;
         ClientConfig c = client.config();
-        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, receivePolicy, this::resumeReaders);
+        this.queue = new ReceiveQueue(c.receiveQueueEvents, c.receiveQueueBytes, receivePolicy, this::resumeReaders,
+                client.receiveBudget());
     }
 
     /**
@@ -108,7 +109,7 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         return true;
     }
 
-    /** Events granted up front to each channel of a multiplexed subscription (its credit window). */
+    /** Most events granted to each channel of a multiplexed subscription at a time (its credit window). */
     int creditWindow() {
         return Math.max(1, Math.min(client.config().receiveQueueEvents / 2, MAX_CREDIT_WINDOW));
     }
@@ -358,9 +359,14 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         return localDrops.sum();
     }
 
-    /** Items waiting in the receive queue. */
+    /** Events waiting in the receive queue. */
     public long queued() {
         return queue.size();
+    }
+
+    /** Payload bytes waiting in the receive queue (charged to the client's receive budget). */
+    public long queuedBytes() {
+        return queue.bytes();
     }
 
     /** Ends the subscription; the broker stops sending. Idempotent. */
@@ -381,7 +387,7 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
             r.close();
         }
         client.forget(this);
-        queue.end();
+        queue.close(); // what it held goes back to the client's receive budget
     }
 
     // ------------------------------------------------------------------ from readers (event loop)

@@ -54,6 +54,7 @@ public final class FelixServer implements AutoCloseable {
     private volatile DataDirLock dataDirLock;
     /** This node's cluster membership, or null for a single node. */
     private volatile ClusterMember member;
+    private volatile IdleMemory idleMemory;
 
     private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
             QuicServer quic, AdminHttpServer http, TlsMaterial tls, Path certificateFile) {
@@ -189,6 +190,8 @@ public final class FelixServer implements AutoCloseable {
             }
             FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
             server.member = member;
+            server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
+            metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
             self[0] = server;
             server.ready = true;
             LOG.info("felix listening on quic {} (TLS 1.3, ALPN felix/1), admin http {}; {}",
@@ -269,6 +272,11 @@ public final class FelixServer implements AutoCloseable {
         return m == null ? null : m.view();
     }
 
+    /** The idle-memory trimmer (see {@link IdleMemory}). */
+    public IdleMemory idleMemory() {
+        return idleMemory;
+    }
+
     public boolean ready() {
         return ready;
     }
@@ -283,6 +291,7 @@ public final class FelixServer implements AutoCloseable {
             closed = true;
         }
         ready = false;
+        idleMemory.close();
         context.startDraining();
         LOG.info("draining: {} connection(s), {} subscription(s), {} queued publish event(s)",
                 context.connectionCount(), context.subscriptionCount(), writerQueued(broker));

@@ -113,13 +113,34 @@ public final class QuicClient implements AutoCloseable {
         return runtime;
     }
 
+    /**
+     * Closes the socket. Datagrams still queued on it — the CONNECTION_CLOSE of a connection just closed — get up
+     * to {@link #CLOSE_GRACE_MILLIS} to leave first: closing the socket discards them, and a lost close leaves
+     * the server holding the connection until its idle timeout.
+     */
     @Override
     public void close() {
+        long deadline = System.nanoTime() + CLOSE_GRACE_MILLIS * 1_000_000L;
+        while (datagram.isActive() && System.nanoTime() < deadline) {
+            Future<Boolean> drained = datagram.eventLoop().submit(() -> {
+                datagram.flush();
+                io.netty.channel.ChannelOutboundBuffer out = datagram.unsafe().outboundBuffer();
+                return out == null || out.isEmpty();
+            });
+            if (drained.awaitUninterruptibly(CLOSE_GRACE_MILLIS) && drained.isSuccess()
+                    && Boolean.TRUE.equals(drained.getNow())) {
+                break;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // closing path only
+        }
         datagram.close().syncUninterruptibly();
         if (ownsRuntime) {
             runtime.close();
         }
     }
+
+    /** How long a closing client lets queued datagrams leave. */
+    static final long CLOSE_GRACE_MILLIS = 100;
 
     @ChannelHandler.Sharable
     private static final class RefuseStreams extends ChannelInboundHandlerAdapter {

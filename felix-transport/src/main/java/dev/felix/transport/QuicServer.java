@@ -93,6 +93,11 @@ public final class QuicServer implements AutoCloseable {
         }
     }
 
+    /** The event loops this listener's connections run on. */
+    public io.netty.channel.EventLoopGroup eventLoops() {
+        return runtime.group();
+    }
+
     /** The bound UDP address (with the real port when bound to port 0). */
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) channel.localAddress();

@@ -48,6 +48,8 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder ingressDroppedEvents = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
+    /** Connection and client-opened stream closes, by who closed and why. */
+    public final Closes closes = new Closes();
     /** Multiplexed event frames written (one per batch per session, whatever the number of its subscriptions). */
     public final LongAdder muxFrames = new LongAdder();
 
@@ -133,6 +135,16 @@ public final class BrokerMetrics implements AutoCloseable {
         }
         counter("felix.connections.opened", "QUIC connections accepted", connectionsOpened);
         counter("felix.connections.closed", "QUIC connections closed", connectionsClosed);
+        for (Closes.By by : Closes.By.values()) {
+            for (Closes.Reason reason : Closes.Reason.values()) {
+                FunctionCounter.builder("felix.connection.closes", closes.connections(by, reason), LongAdder::sum)
+                        .description("QUIC connections closed, by who closed them and why")
+                        .tag("by", by.label()).tag("reason", reason.label()).register(registry);
+                FunctionCounter.builder("felix.stream.closes", closes.streams(by, reason), LongAdder::sum)
+                        .description("client-opened streams ended, by who ended them and why")
+                        .tag("by", by.label()).tag("reason", reason.label()).register(registry);
+            }
+        }
         counter("felix.delivered.events", "events written to subscriber streams", deliveredEvents);
         counter("felix.delivered.gaps", "gap notices written to subscriber streams", deliveredGaps);
         FunctionCounter.builder("felix.publish.requests", publishOk, LongAdder::sum)
@@ -196,6 +208,14 @@ public final class BrokerMetrics implements AutoCloseable {
                 return sum;
             }).description(c.description()).register(registry);
         }
+    }
+
+    /** Registers the idle-memory trim counter and the allocator's direct memory gauge. */
+    public void bindIdleMemory(LongSupplier trims, LongSupplier nettyDirectBytes) {
+        FunctionCounter.builder("felix.idle.trims", trims, LongSupplier::getAsLong)
+                .description("times the broker gave memory back after having no client for a while").register(registry);
+        gauge("felix.netty.direct.memory.bytes", "direct memory held by Netty's buffer allocator (pooled chunks)",
+                nettyDirectBytes);
     }
 
     /** Counts an error sent to a client. */

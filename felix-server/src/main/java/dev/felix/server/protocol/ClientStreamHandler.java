@@ -1,6 +1,7 @@
 package dev.felix.server.protocol;
 
 import dev.felix.core.ErrorCode;
+import dev.felix.server.metrics.Closes;
 import dev.felix.transport.FrameDecoder;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandler;
@@ -96,9 +97,40 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        boolean clientFinished = inputEnded;
         session.markClosed();
         inputEnded();
+        countClose(clientFinished);
         ctx.fireChannelInactive();
+    }
+
+    /**
+     * Counts the end of this stream once, by who ended it: what the broker recorded (an error it answered, its
+     * shutdown); else the connection's close; else the client, if it finished its side first (a request stream's
+     * normal end); else the transport (reset or failed under us). The broker's own closes that carry no error
+     * frame, and every abnormal end, are logged at INFO (expected) or WARN; the client's normal ends, one per
+     * request, only at DEBUG.
+     */
+    private void countClose(boolean clientFinished) {
+        Closes.By by = session.closedBy();
+        Closes.Reason reason = session.closeReason();
+        ConnectionHandler connection = session.connection;
+        if (by == null && connection != null && connection.closedBy() != null) {
+            by = connection.closedBy();
+            reason = connection.closeReason();
+        }
+        if (by == null) {
+            by = clientFinished ? Closes.By.CLIENT : Closes.By.TRANSPORT;
+            reason = clientFinished ? Closes.Reason.NORMAL : Closes.Reason.RESET;
+        }
+        context.metrics.closes.stream(by, reason);
+        if (by == Closes.By.CLIENT && reason == Closes.Reason.NORMAL) {
+            LOG.debug("stream {} ended by the client", session.channel);
+        } else if (reason.expected()) {
+            LOG.info("stream {} closed by {} ({})", session.channel, by.label(), reason.label());
+        } else {
+            LOG.warn("stream {} closed by {} ({})", session.channel, by.label(), reason.label());
+        }
     }
 
     /** Runs {@code listener} when the client's side of this stream ends (now, if it already has). */
@@ -177,7 +209,8 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("stream {} failed: {}", ctx.channel(), cause.toString());
+        LOG.warn("stream {} failed: {}", ctx.channel(), cause.toString());
+        session.closedBy(Closes.By.TRANSPORT, Closes.Reason.RESET);
         session.markClosed();
         ctx.close();
     }

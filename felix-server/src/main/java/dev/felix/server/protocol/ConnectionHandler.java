@@ -3,7 +3,9 @@ package dev.felix.server.protocol;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import dev.felix.server.metrics.Closes;
 import io.netty.handler.codec.quic.QuicChannel;
+import io.netty.handler.codec.quic.QuicConnectionCloseEvent;
 import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +18,16 @@ import org.slf4j.LoggerFactory;
 /**
  * One accepted QUIC connection: counts it, remembers the peer, owns the subscriptions created on it
  * and ends them when the connection goes away. All methods run on the connection's event loop.
+ *
+ * <h2>Who closed it</h2>
+ * Every close is attributed once ({@link Closes}): the client's CONNECTION_CLOSE (the SDK sends an application
+ * close, code 0, when it is closed), the broker's own close (shutdown), or the transport (the idle timeout fired,
+ * or the connection failed). Expected closes are logged at INFO, the others at WARN, and counted in
+ * {@code felix_connection_closes_total{by,reason}}.
+ *
+ * <p>The broker forgets a connection — gauges, subscriptions — as soon as the client's close arrives, not when
+ * the QUIC connection finally ends after its draining period (three probe timeouts), so clients that close
+ * cleanly leave the gauges at once.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 
@@ -27,6 +39,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private QuicChannel channel;
     private boolean loopbackPeer;
     private int reservedSubscriptions;
+    /** Who closed this connection and why, once known. */
+    private Closes.By closedBy;
+    private Closes.Reason closeReason;
+    private boolean forgotten;
 
     ConnectionHandler(ServerContext context) {
         this.context = context;
@@ -46,6 +62,7 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         context.metrics.connectionsOpened.increment();
         if (context.draining()) {
             close(dev.felix.wire.CloseReasons.SHUTTING_DOWN);
+            forget(); // never counted among the open connections
             return;
         }
         context.connections.add(this);
@@ -53,7 +70,74 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof QuicConnectionCloseEvent close) {
+            // The client's CONNECTION_CLOSE: the connection is over for us now, whatever QUIC still drains.
+            Closes.Reason reason;
+            if (close.error() == 0) {
+                reason = Closes.Reason.NORMAL;
+            } else if (!close.isApplicationClose() && close.isTlsError()) {
+                reason = Closes.Reason.AUTH;
+            } else {
+                reason = Closes.Reason.PROTOCOL_ERROR;
+            }
+            String text = new String(close.reason(), StandardCharsets.UTF_8);
+            closedBy(Closes.By.CLIENT, reason, (close.isApplicationClose() ? "application" : "transport")
+                    + " code " + close.error() + (text.isEmpty() ? "" : ", \"" + text + "\""));
+            forget();
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (closedBy == null) {
+            boolean idle = channel.isTimedOut();
+            closedBy(Closes.By.TRANSPORT, idle ? Closes.Reason.IDLE_TIMEOUT : Closes.Reason.RESET,
+                    idle ? "no packet from the client within the idle timeout" : "the connection ended without a close");
+        }
+        forget();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        closedBy(Closes.By.TRANSPORT, Closes.Reason.RESET, "failed: " + cause);
+        ctx.close();
+    }
+
+    /** Records who closed the connection and why (the first account wins), counts it and logs it. */
+    private void closedBy(Closes.By by, Closes.Reason reason, String detail) {
+        if (closedBy != null) {
+            return;
+        }
+        closedBy = by;
+        closeReason = reason;
+        context.metrics.closes.connection(by, reason);
+        Object peer = channel == null ? "?" : channel.remoteSocketAddress();
+        if (reason.expected()) {
+            LOG.info("connection from {} closed by {} ({}): {}", peer, by.label(), reason.label(), detail);
+        } else {
+            LOG.warn("connection from {} closed by {} ({}): {}", peer, by.label(), reason.label(), detail);
+        }
+    }
+
+    /** Who closed this connection, or null while it is open. */
+    Closes.By closedBy() {
+        return closedBy;
+    }
+
+    /** Why this connection was closed, or null while it is open. */
+    Closes.Reason closeReason() {
+        return closeReason;
+    }
+
+    /** Drops the connection's state: gauges and subscriptions. Idempotent. */
+    private void forget() {
+        if (forgotten) {
+            return;
+        }
+        forgotten = true;
         if (context.connections.remove(this)) {
             context.metrics.connectionsClosed.increment();
         }
@@ -61,13 +145,6 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             w.close();
         }
         subscriptions.clear();
-        ctx.fireChannelInactive();
-    }
-
-    @Override
-    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        LOG.debug("connection {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
-        ctx.close();
     }
 
     boolean loopbackPeer() {
@@ -101,6 +178,10 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     }
 
     void added(LiveSubscription writer) {
+        if (forgotten) {
+            writer.close(); // set up while the client's close was on its way
+            return;
+        }
         subscriptions.add(writer);
     }
 
@@ -114,10 +195,16 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         if (c == null) {
             return io.netty.util.concurrent.ImmediateEventExecutor.INSTANCE.newSucceededFuture(null);
         }
-        if (c.eventLoop().inEventLoop()) {
+        Closes.Reason why = dev.felix.wire.CloseReasons.SHUTTING_DOWN.equals(reason) ? Closes.Reason.SHUTTING_DOWN
+                : Closes.Reason.NORMAL;
+        Runnable close = () -> {
+            closedBy(Closes.By.BROKER, why, reason);
             c.close(true, 0, Unpooled.copiedBuffer(reason, StandardCharsets.UTF_8));
+        };
+        if (c.eventLoop().inEventLoop()) {
+            close.run();
         } else {
-            c.eventLoop().execute(() -> c.close(true, 0, Unpooled.copiedBuffer(reason, StandardCharsets.UTF_8)));
+            c.eventLoop().execute(close);
         }
         return c.closeFuture();
     }

@@ -30,6 +30,9 @@ final class StreamSession {
     private boolean closed;
     /** Another handler (subscription, watch, single-shot reply) owns the stream now. */
     private boolean handedOver;
+    /** Who ended the stream and why, when the broker knows before the stream goes (else the handler decides). */
+    private dev.felix.server.metrics.Closes.By closedBy;
+    private dev.felix.server.metrics.Closes.Reason closeReason;
     /** Frees what the stream handler holds when the session ends early. */
     private final Runnable onClose;
 
@@ -99,6 +102,11 @@ final class StreamSession {
             return;
         }
         context.metrics.error(code);
+        closedBy(dev.felix.server.metrics.Closes.By.BROKER, context.draining()
+                ? dev.felix.server.metrics.Closes.Reason.SHUTTING_DOWN
+                : code == ErrorCode.UNAUTHORIZED || code == ErrorCode.FORBIDDEN
+                        ? dev.felix.server.metrics.Closes.Reason.AUTH
+                        : dev.felix.server.metrics.Closes.Reason.PROTOCOL_ERROR);
         markClosed();
         if (bidirectional && channel.isActive()) {
             Message error = Frames.error(code, message, negotiated);
@@ -110,6 +118,22 @@ final class StreamSession {
         } else {
             end(channel);
         }
+    }
+
+    /** Records who ends the stream and why; the first account wins. */
+    void closedBy(dev.felix.server.metrics.Closes.By by, dev.felix.server.metrics.Closes.Reason reason) {
+        if (closedBy == null) {
+            closedBy = by;
+            closeReason = reason;
+        }
+    }
+
+    dev.felix.server.metrics.Closes.By closedBy() {
+        return closedBy;
+    }
+
+    dev.felix.server.metrics.Closes.Reason closeReason() {
+        return closeReason;
     }
 
     /** Ends the stream from our side. */

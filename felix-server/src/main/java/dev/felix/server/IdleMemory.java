@@ -1,0 +1,117 @@
+package dev.felix.server;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufAllocatorMetricProvider;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gives memory back once the broker is idle. Under load Netty's allocator keeps the direct memory it pooled
+ * (and the heap keeps what it grew to); with no client left nothing would ever release it. Once no client has
+ * been connected for {@link #trimAfter} (default {@value #DEFAULT_TRIM_AFTER_SECONDS} s, or
+ * {@code -Dfelix.idle_trim_after_ms}), it trims once per idle period:
+ * <ul>
+ * <li>with the pooled allocator, each event loop frees its thread-local buffer cache
+ *     ({@code PooledByteBufAllocator.trimCurrentThreadCache}), so chunks that then hold nothing are released;</li>
+ * <li>a garbage collection is requested: unreachable direct buffers are freed and G1 returns the heap it no
+ *     longer needs to the operating system.</li>
+ * </ul>
+ * The trim runs only when no client is connected, so it never touches the hot path. Netty 4.2's default
+ * {@code adaptive} allocator has no trim: it releases chunks only as later allocations poll its reuse queue
+ * (see {@code docs/operations.md}, "Memory when idle").
+ *
+ * <p><b>Threads.</b> One daemon timer thread checks every second; the trims run on the event loops.
+ */
+public final class IdleMemory implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(IdleMemory.class);
+    static final long DEFAULT_TRIM_AFTER_SECONDS = 30;
+
+    private final IntSupplier connections;
+    private final EventLoopGroup eventLoops;
+    private final ScheduledExecutorService timer;
+    private final AtomicLong trims = new AtomicLong();
+    private volatile long trimAfterNanos;
+    /** Netty direct memory just before and just after the last trim. */
+    private volatile long lastBefore = -1;
+    private volatile long lastAfter = -1;
+    /** When the broker was last seen with a client (or trimmed); timer thread. */
+    private long busySince = System.nanoTime();
+    private boolean trimmedThisIdle;
+
+    IdleMemory(IntSupplier connections, EventLoopGroup eventLoops) {
+        this.connections = connections;
+        this.eventLoops = eventLoops;
+        this.trimAfterNanos = TimeUnit.MILLISECONDS.toNanos(Long.getLong("felix.idle_trim_after_ms",
+                DEFAULT_TRIM_AFTER_SECONDS * 1000));
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "felix-idle-memory");
+            t.setDaemon(true);
+            return t;
+        });
+        timer.scheduleWithFixedDelay(this::check, 1, 1, TimeUnit.SECONDS);
+    }
+
+    /** How long the broker must be without clients before it trims. */
+    public void trimAfter(Duration idle) {
+        trimAfterNanos = idle.toNanos();
+    }
+
+    /** Trims done so far ({@code felix_idle_trims_total}). */
+    public long trims() {
+        return trims.get();
+    }
+
+    /** Netty direct memory just before / after the last trim (bytes; -1 before the first). */
+    public long[] lastTrim() {
+        return new long[] {lastBefore, lastAfter};
+    }
+
+    /** Direct memory Netty's allocator holds now ({@code felix_netty_direct_memory_bytes}), or -1 if unknown. */
+    public static long nettyDirectMemory() {
+        return ByteBufAllocator.DEFAULT instanceof ByteBufAllocatorMetricProvider p ? p.metric().usedDirectMemory() : -1;
+    }
+
+    private void check() {
+        long now = System.nanoTime();
+        if (connections.getAsInt() > 0) {
+            busySince = now;
+            trimmedThisIdle = false;
+            return;
+        }
+        if (!trimmedThisIdle && now - busySince >= trimAfterNanos) {
+            trimmedThisIdle = true;
+            trim();
+        }
+    }
+
+    private void trim() {
+        long before = nettyDirectMemory();
+        if (ByteBufAllocator.DEFAULT instanceof PooledByteBufAllocator) {
+            for (EventExecutor loop : eventLoops) {
+                loop.submit(() -> PooledByteBufAllocator.DEFAULT.trimCurrentThreadCache())
+                        .awaitUninterruptibly(1_000);
+            }
+        }
+        System.gc(); // no client is connected: a pause here delays no one
+        lastBefore = before;
+        lastAfter = nettyDirectMemory();
+        trims.incrementAndGet();
+        LOG.info("no client for {} s: memory trimmed (netty direct memory {} KiB -> {} KiB)",
+                TimeUnit.NANOSECONDS.toSeconds(trimAfterNanos), before >> 10, nettyDirectMemory() >> 10);
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
