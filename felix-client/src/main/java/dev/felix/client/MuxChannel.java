@@ -8,12 +8,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * events, grants back what it took in steps of half a window — so at most a window of events is ever on its
  * way or waiting, whatever the broker has.
  *
+ * <p><b>Threads and buffers.</b> {@link #consumed()} from the consumer thread; everything else on the session's
+ * event loop. The count of events taken since the last grant is atomic because both touch it. Touches no
+ * {@code ByteBuf}s.
+ *
  * <p>Under a drop policy of the client's receive queue ({@link ReceivePolicy#DROP_NEW},
  * {@link ReceivePolicy#DROP_OLD}) credit flows back as events <em>arrive</em> instead: the broker never holds
  * back, and the client's own queue drops and reports what the application does not keep up with, as the
  * policy says.
- *
- * <p><b>Threads.</b> {@link #consumed()} from the consumer thread; everything else on the session's event loop.
  */
 final class MuxChannel {
 
