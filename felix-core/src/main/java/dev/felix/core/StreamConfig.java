@@ -154,10 +154,6 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
         return replicas;
     }
 
-    private static <T> T required(String option, T value) {
-        if (value == null) {
-            throw new IllegalArgumentException(option + " must not be null");
-        }
         return value;
     }
 
@@ -189,9 +185,9 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
             return this;
         }
 
-        /** Durable streams: when the log is forced to the device; default {@code periodic}. */
+        /** Durable streams: when the log is forced to the device; default {@code periodic} (null also means it). */
         public Builder fsync(Fsync value) {
-            this.fsync = required("fsync", value);
+            this.fsync = value != null ? value : DEFAULT_FSYNC;
             return this;
         }
 
@@ -207,9 +203,9 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
             return this;
         }
 
-        /** Durable streams in a cluster: when a batch is acknowledged; default {@code leader}. */
+        /** Durable streams in a cluster: when a batch is acknowledged; default {@code leader} (null also means it). */
         public Builder consistency(Consistency value) {
-            this.consistency = required("consistency", value);
+            this.consistency = value != null ? value : DEFAULT_CONSISTENCY;
             return this;
         }
 

@@ -113,10 +113,8 @@ class ConfigBuildersTest {
     void streamConfig_badValues_areRefusedAtTheCall_namingTheOption() {
         refused(() -> StreamConfig.builder().shards(0), "shards", "0");
         refused(() -> StreamConfig.builder().shards(StreamConfig.MAX_SHARDS + 1), "shards", "1025");
-        refused(() -> StreamConfig.builder().fsync(null), "fsync", "null");
         refused(() -> StreamConfig.builder().retentionBytes(-1), "retention_bytes", "-1");
         refused(() -> StreamConfig.builder().retentionAge(Duration.ofSeconds(-1)), "retention_age", "PT-1S");
-        refused(() -> StreamConfig.builder().consistency(null), "consistency", "null");
         refused(() -> StreamConfig.builder().replicas(8), "replicas", "8");
         refused(() -> StreamConfig.builder().replicas(-1), "replicas", "-1");
     }
@@ -133,6 +131,15 @@ class ConfigBuildersTest {
         StreamConfig durable = StreamConfig.builder().durable(true).retentionBytes(10).consistency(Consistency.QUORUM)
                 .replicas(3).build();
         assertThat(durable.replicas()).isEqualTo(3);
+    }
+
+    @Test
+    void nullFsyncAndConsistency_meanTheDefault_asInTheCanonicalConstructors() {
+        assertThat(StreamConfig.builder().durable(true).fsync(null).consistency(null).build())
+                .isEqualTo(new StreamConfig(1, true, null, 0, null, null, 0))
+                .extracting(StreamConfig::fsync, StreamConfig::consistency)
+                .containsExactly(StreamConfig.DEFAULT_FSYNC, StreamConfig.DEFAULT_CONSISTENCY);
+        assertThat(CacheConfig.builder().fsync(null).build().fsync()).isEqualTo(CacheConfig.DEFAULT_FSYNC);
     }
 
     @Test
@@ -177,7 +184,6 @@ class ConfigBuildersTest {
         refused(() -> CacheConfig.builder().maxValueBytes(-1), "max_value_bytes", "-1");
         refused(() -> CacheConfig.builder().maxValueBytes(CacheConfig.MAX_VALUE_LIMIT + 1), "max_value_bytes",
                 String.valueOf(CacheConfig.MAX_VALUE_LIMIT + 1));
-        refused(() -> CacheConfig.builder().fsync(null), "fsync", "null");
         refused(() -> CacheConfig.builder().snapshotEveryChanges(0), "snapshot_every_changes", "0");
         refused(() -> CacheConfig.builder().segmentBytes(4095), "segment_bytes", "4095");
     }

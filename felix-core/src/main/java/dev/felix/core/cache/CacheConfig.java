@@ -308,9 +308,9 @@ public record CacheConfig(
             return this;
         }
 
-        /** Log caches: when the log is forced to disk; default {@code periodic}. */
+        /** Log caches: when the log is forced to disk; default {@code periodic} (null also means the default). */
         public Builder fsync(StreamConfig.Fsync value) {
-            this.fsync = required("fsync", value);
+            this.fsync = value != null ? value : DEFAULT_FSYNC;
             return this;
         }
 
