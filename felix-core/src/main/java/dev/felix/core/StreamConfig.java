@@ -154,9 +154,6 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
         return replicas;
     }
 
-        return value;
-    }
-
     /**
      * Builds a {@link StreamConfig}. Each option checks its value at the call; {@link #build()} checks the rules
      * between options. Not thread-safe.
