@@ -15,6 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Put, get and delete on one cache, over a long-lived QUIC stream with requests correlated by id. Every
  * put and delete gets the cache's change offset, the same numbering a watch or a {@link CacheMirror}
  * sees. Thread-safe.
+ *
+ * <p><b>Threads and buffers.</b> Any thread may call it; requests are encoded on the caller's thread into new
+ * unpooled frames whose ownership passes to the stream's channel on write. Replies are decoded on the connection's
+ * event loop, which completes the futures (attach heavy work with the {@code *Async} variants). Decoded values are
+ * copies; the frames are released by {@code FrameStream}.
  */
 public final class Cache implements AutoCloseable {
 

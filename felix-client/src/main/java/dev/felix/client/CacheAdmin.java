@@ -3,7 +3,13 @@ package dev.felix.client;
 import dev.felix.wire.Message;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Cache administration: create, describe, list, drop. Each call is one request on its own stream. */
+/**
+ * Cache administration: create, describe, list, drop. Each call is one request on its own stream.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe and stateless but for a request-id counter; each call runs on the
+ * caller's thread, which waits for the reply (bounded by the request timeout). Frames are owned as in
+ * {@code OneShotRequest}.
+ */
 public final class CacheAdmin {
 
     private final FelixClient client;

@@ -21,6 +21,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * A local copy of a cache (or of the keys under a prefix) that converges to the broker's after any
  * stall, without ever slowing the writers.
  *
+ * <p><b>Threads and buffers.</b> Reads ({@link #get}, {@link #snapshot}) are thread-safe and never block; the
+ * watch is driven on the connection's event loop (applying changes, the re-watch backoff counter, scheduled
+ * re-watches); {@link #pause}, {@link #resume} and {@link #close} may be called from any thread ({@code pause} and
+ * {@code resume} hop onto the event loop, {@code close} ends the stream through the channel). Listeners run on that event loop and must be quick. It never sees a {@code ByteBuf}: watch frames are decoded
+ * and released by {@code FrameStream}, and values are copies.
+ *
  * <p>It watches the cache: first a consistent snapshot at a change offset, then every change after it in
  * order. If it falls behind, the broker ends the watch with the offset to resume from ({@code
  * watch_ended}); the mirror re-watches from there — or, if the broker no longer holds that offset, takes

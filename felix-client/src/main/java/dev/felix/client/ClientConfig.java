@@ -4,13 +4,53 @@ import dev.felix.transport.ClientTrust;
 import dev.felix.transport.TransportConfig;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
- * How a {@link FelixClient} connects and behaves. Build with {@link #builder(ClientTrust)}; every
- * default is documented on the builder method that changes it.
+ * How a {@link FelixClient} connects and behaves. Immutable and thread-safe; its {@link Builder} is for one thread.
+ *
+ * <p>Build with {@link #builder(ClientTrust)}. Every default is a {@code DEFAULT_*} constant below, documented (with
+ * its unit) on the builder method that changes it; every option checks its value at the call and refuses a bad one
+ * with an {@link IllegalArgumentException} naming the option and the value.
  */
 public final class ClientConfig {
+
+    /** Default broker address: {@code 127.0.0.1:5000}. */
+    public static final InetSocketAddress DEFAULT_BROKER = new InetSocketAddress("127.0.0.1", 5000);
+    /** Default tenant: {@code t1}. */
+    public static final String DEFAULT_TENANT = "t1";
+    /** Default token: {@code dev} (any token works against a broker in dev mode). */
+    public static final String DEFAULT_TOKEN = "dev";
+    /** Default QUIC idle timeout of a client: 15 s, so a broker that vanished without closing is noticed. */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(15);
+    /** Default QUIC settings: {@link TransportConfig#defaults()} with {@link #DEFAULT_IDLE_TIMEOUT}. */
+    public static final TransportConfig DEFAULT_TRANSPORT =
+            TransportConfig.builder().idleTimeout(DEFAULT_IDLE_TIMEOUT).build();
+    /** Default largest frame accepted from the broker: 16 MiB. */
+    public static final int DEFAULT_MAX_FRAME_BYTES = 16 << 20;
+    /** Smallest {@code maxFrameBytes}: 1 KiB. */
+    public static final int MIN_MAX_FRAME_BYTES = 1024;
+    /** Default connect timeout: 10 s. */
+    public static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** Default request timeout: 30 s. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(30);
+    /** Default keep-alive interval: 5 s (well inside the idle timeout). */
+    public static final Duration DEFAULT_KEEP_ALIVE = Duration.ofSeconds(5);
+    /** Default publish queue per publisher: 4 MiB of payload. */
+    public static final long DEFAULT_PUBLISH_INFLIGHT_BYTES = 4L << 20;
+    /** Default publish queue per publisher: 16,384 events. */
+    public static final int DEFAULT_PUBLISH_INFLIGHT_EVENTS = 16_384;
+    /** Default publish queue policy: {@link PublishQueuePolicy#BLOCK}. */
+    public static final PublishQueuePolicy DEFAULT_PUBLISH_QUEUE_POLICY = PublishQueuePolicy.BLOCK;
+    /** Default receive queue per subscription: 8,192 events. */
+    public static final int DEFAULT_RECEIVE_QUEUE_EVENTS = 8192;
+    /** Default receive queue per subscription: 16 MiB of payload. */
+    public static final long DEFAULT_RECEIVE_QUEUE_BYTES = 16L << 20;
+    /** Default client-wide receive budget: 256 MiB across every subscription and watch of one client. */
+    public static final long DEFAULT_RECEIVE_BUDGET_BYTES = 256L << 20;
+    /** Default receive queue policy: {@link ReceivePolicy#BLOCK}. */
+    public static final ReceivePolicy DEFAULT_RECEIVE_POLICY = ReceivePolicy.BLOCK;
+    /** Default: carry every subscription on one multiplexed session stream when the broker speaks it. */
+    public static final boolean DEFAULT_MULTIPLEX_SUBSCRIPTIONS = true;
 
     final InetSocketAddress broker;
     final String serverName;
@@ -106,65 +146,65 @@ public final class ClientConfig {
 
     /** Builder; each setter checks its argument at once. */
     public static final class Builder {
-        private InetSocketAddress broker = new InetSocketAddress("127.0.0.1", 5000);
+        private InetSocketAddress broker = DEFAULT_BROKER;
         private String serverName;
         private final ClientTrust trust;
-        private String tenant = "t1";
-        private String token = "dev";
-        /** The client's QUIC idle timeout: a broker that vanished without closing is noticed within it. */
-        private TransportConfig transport = TransportConfig.defaults().withIdleTimeout(Duration.ofSeconds(15));
-        private int maxFrameBytes = 16 << 20;
-        private Duration connectTimeout = Duration.ofSeconds(10);
-        private Duration requestTimeout = Duration.ofSeconds(30);
-        private Duration keepAlive = Duration.ofSeconds(5);
-        private long publishInflightBytes = 4L << 20;
-        private int publishInflightEvents = 16_384;
-        private PublishQueuePolicy publishQueuePolicy = PublishQueuePolicy.BLOCK;
-        private int receiveQueueEvents = 8192;
-        private long receiveQueueBytes = 16L << 20;
-        private ReceivePolicy receivePolicy = ReceivePolicy.BLOCK;
-        private long receiveBudgetBytes = 256L << 20;
-        private boolean multiplexSubscriptions = true;
+        private String tenant = DEFAULT_TENANT;
+        private String token = DEFAULT_TOKEN;
+        private TransportConfig transport = DEFAULT_TRANSPORT;
+        private int maxFrameBytes = DEFAULT_MAX_FRAME_BYTES;
+        private Duration connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration keepAlive = DEFAULT_KEEP_ALIVE;
+        private long publishInflightBytes = DEFAULT_PUBLISH_INFLIGHT_BYTES;
+        private int publishInflightEvents = DEFAULT_PUBLISH_INFLIGHT_EVENTS;
+        private PublishQueuePolicy publishQueuePolicy = DEFAULT_PUBLISH_QUEUE_POLICY;
+        private int receiveQueueEvents = DEFAULT_RECEIVE_QUEUE_EVENTS;
+        private long receiveQueueBytes = DEFAULT_RECEIVE_QUEUE_BYTES;
+        private ReceivePolicy receivePolicy = DEFAULT_RECEIVE_POLICY;
+        private long receiveBudgetBytes = DEFAULT_RECEIVE_BUDGET_BYTES;
+        private boolean multiplexSubscriptions = DEFAULT_MULTIPLEX_SUBSCRIPTIONS;
+        /** Default: one per core (read when the builder is made, so it is not a constant). */
         private int handlerThreads = Runtime.getRuntime().availableProcessors();
 
         private Builder(ClientTrust trust) {
-            this.trust = Objects.requireNonNull(trust, "trust");
+            this.trust = required("trust", trust);
         }
 
         /** Broker address; default {@code 127.0.0.1:5000}. */
         public Builder broker(InetSocketAddress address) {
-            this.broker = Objects.requireNonNull(address, "address");
+            this.broker = required("broker", address);
             return this;
         }
 
         /** Name the certificate must carry; default {@code localhost} for loopback, else the host. */
         public Builder serverName(String name) {
-            this.serverName = Objects.requireNonNull(name, "name");
+            this.serverName = required("serverName", name);
             return this;
         }
 
         /** Tenant to authenticate for; default {@code t1}. */
         public Builder tenant(String tenant) {
-            this.tenant = Objects.requireNonNull(tenant, "tenant");
+            this.tenant = required("tenant", tenant);
             return this;
         }
 
         /** Token presented in {@code auth} (never logged); default {@code dev} (any token works in dev mode). */
         public Builder token(String token) {
-            this.token = Objects.requireNonNull(token, "token");
+            this.token = required("token", token);
             return this;
         }
 
         /** QUIC settings; default {@link TransportConfig#defaults()} with a 15 s idle timeout. */
         public Builder transport(TransportConfig transport) {
-            this.transport = Objects.requireNonNull(transport, "transport");
+            this.transport = required("transport", transport);
             return this;
         }
 
         /** Largest frame accepted from the broker; default 16 MiB. */
         public Builder maxFrameBytes(int bytes) {
-            if (bytes < 1024) {
-                throw new IllegalArgumentException("maxFrameBytes must be >= 1024, was " + bytes);
+            if (bytes < MIN_MAX_FRAME_BYTES) {
+                throw new IllegalArgumentException("maxFrameBytes must be >= " + MIN_MAX_FRAME_BYTES + ", was " + bytes);
             }
             this.maxFrameBytes = bytes;
             return this;
@@ -193,10 +233,7 @@ public final class ClientConfig {
          * acknowledged (or, unacknowledged, not yet written); publishing beyond it waits. Default 4 MiB.
          */
         public Builder publishInflightBytes(long bytes) {
-            if (bytes < 1) {
-                throw new IllegalArgumentException("publishInflightBytes must be positive, was " + bytes);
-            }
-            this.publishInflightBytes = bytes;
+            this.publishInflightBytes = positive("publishInflightBytes", bytes);
             return this;
         }
 
@@ -205,12 +242,11 @@ public final class ClientConfig {
          * publish does when they are reached. Default 16384 events / 4 MiB, {@link PublishQueuePolicy#BLOCK}.
          */
         public Builder publishQueue(int events, long bytes, PublishQueuePolicy policy) {
-            if (events < 1 || bytes < 1) {
-                throw new IllegalArgumentException("publish queue limits must be positive");
-            }
+            positive("publishQueue events", events);
+            positive("publishQueue bytes", bytes);
+            this.publishQueuePolicy = required("publishQueue policy", policy);
             this.publishInflightEvents = events;
             this.publishInflightBytes = bytes;
-            this.publishQueuePolicy = java.util.Objects.requireNonNull(policy, "policy");
             return this;
         }
 
@@ -231,7 +267,7 @@ public final class ClientConfig {
          */
         public Builder handlerThreads(int threads) {
             if (threads < 1) {
-                throw new IllegalArgumentException("handler_threads must be at least 1, was " + threads);
+                throw new IllegalArgumentException("handlerThreads must be at least 1, was " + threads);
             }
             this.handlerThreads = threads;
             return this;
@@ -242,12 +278,11 @@ public final class ClientConfig {
          * per subscription; default 8192 events / 16 MiB, policy {@link ReceivePolicy#BLOCK}.
          */
         public Builder receiveQueue(int events, long bytes, ReceivePolicy policy) {
-            if (events < 1 || bytes < 1) {
-                throw new IllegalArgumentException("receive queue limits must be positive");
-            }
+            positive("receiveQueue events", events);
+            positive("receiveQueue bytes", bytes);
+            this.receivePolicy = required("receiveQueue policy", policy);
             this.receiveQueueEvents = events;
             this.receiveQueueBytes = bytes;
-            this.receivePolicy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 
@@ -268,6 +303,20 @@ public final class ClientConfig {
 
         public ClientConfig build() {
             return new ClientConfig(this);
+        }
+
+        private static long positive(String name, long value) {
+            if (value < 1) {
+                throw new IllegalArgumentException(name + " must be positive, was " + value);
+            }
+            return value;
+        }
+
+        private static <T> T required(String name, T value) {
+            if (value == null) {
+                throw new IllegalArgumentException(name + " must not be null");
+            }
+            return value;
         }
 
         private static Duration positive(Duration d, String name) {

@@ -8,6 +8,9 @@ import java.util.concurrent.atomic.LongAdder;
  * Counters of one {@link FelixClient}, for the client-side checkpoints. The SDK depends on no metrics
  * library: {@link #snapshot()} gives each counter under its Prometheus name so an application can export
  * them with whatever it uses. Thread-safe.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe: counters are bumped from event loops and application threads and
+ * read from any thread. Touches no {@code ByteBuf}s.
  */
 public final class ClientMetrics {
 

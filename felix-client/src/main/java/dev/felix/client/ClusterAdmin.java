@@ -3,7 +3,12 @@ package dev.felix.client;
 import dev.felix.wire.Message;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** What the connected broker knows of its cluster. Each call is one request on its own stream. */
+/**
+ * What the connected broker knows of its cluster. Each call is one request on its own stream.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe and stateless but for a request-id counter; each call runs on the
+ * caller's thread and waits for its reply, which the connection's event loop delivers.
+ */
 public final class ClusterAdmin {
 
     private final FelixClient client;

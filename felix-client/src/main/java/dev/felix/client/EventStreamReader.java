@@ -20,6 +20,11 @@ import java.util.List;
  * Reads one event stream (opened by the broker for one shard of one subscription): the first frame is
  * {@code event_stream_hello}, which binds it to its subscription; then event batches and gap notices.
  *
+ * <p><b>Threads and buffers.</b> Event-loop confined, except {@code attach}, which the subscription calls on that
+ * same event loop once the {@code subscribed} reply arrived. Each frame arrives retained from {@code FrameDecoder};
+ * the reader releases it after decoding, or holds it (owning it) until the subscription claims the stream and
+ * releases it then, or when the stream ends first.
+ *
  * <p>Until the subscription claims it, reading is paused and frames already decoded are held, so
  * nothing is lost when the stream arrives before the {@code subscribed} reply. Event-loop confined.
  */

@@ -24,6 +24,12 @@ import java.util.concurrent.TimeoutException;
  * A connection to a Felix broker: one QUIC connection (TLS 1.3, ALPN {@code felix/1}) carrying every
  * publisher, subscription and admin request made through it, each on its own stream.
  *
+ * <p><b>Threads and buffers.</b> Thread-safe: any thread may open publishers, subscriptions, caches and admin
+ * calls, and {@link #close} may be called from any thread. The connection's I/O runs on one event loop, which
+ * also completes futures and runs cache-mirror listeners; subscription handlers run on the client's handler
+ * threads. Frames are owned by the classes that read and write them ({@code FrameStream},
+ * {@code EventStreamReader}, {@code SessionStream}); application code never sees a {@code ByteBuf}.
+ *
  * <pre>{@code
  * try (FelixClient client = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(certPem)).build())) {
  *     Publisher pub = client.publisher(StreamRef.parse("t1/default/demo"));

@@ -21,6 +21,12 @@ import java.util.concurrent.CompletableFuture;
  * A client-opened bidirectional stream speaking Felix frames: it sends {@code auth} (asking for every
  * capability this SDK knows), completes {@link #ready()} on {@code auth_ok}, then hands every decoded
  * frame to its {@link Listener}. Runs on the connection's event loop.
+ *
+ * <p><b>Threads and buffers.</b> Inbound callbacks run on the connection's event loop; {@code write},
+ * {@code finish} and {@code close} may be called from any thread (Netty moves the write onto the event loop). A
+ * frame passed to {@code write} belongs to the channel from then on. Each inbound frame arrives retained from
+ * {@code FrameDecoder} and is released here right after decoding, so the listener only ever sees decoded
+ * copies.
  */
 final class FrameStream extends ChannelInboundHandlerAdapter {
 

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * yields the thread to the other subscriptions (fairness), and a subscription with nothing queued costs
  * nothing. A handler that blocks holds one pool thread: keep handlers short, or hand work off.
  *
- * <p><b>Threads.</b> Thread-safe.
+ * <p><b>Threads and buffers.</b> Thread-safe: subscriptions schedule from the event loop, handlers run on the pool.
+ * Touches no {@code ByteBuf}s.
  */
 final class HandlerDispatcher implements AutoCloseable {
 

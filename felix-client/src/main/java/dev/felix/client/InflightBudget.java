@@ -9,6 +9,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * not yet acknowledged (or, unacknowledged, that are not yet written). Past either limit, a publish waits
  * ({@link ReceivePolicy#BLOCK}) or is refused ({@link ReceivePolicy#DROP_NEW}); one publish larger than
  * the whole budget is let through when nothing else is in flight.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe: publishing threads acquire (and may wait) and the event loop
+ * releases as acknowledgements and writes complete; a lock guards both counters. Touches no {@code ByteBuf}s.
  */
 final class InflightBudget {
 

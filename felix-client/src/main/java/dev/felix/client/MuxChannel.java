@@ -13,6 +13,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * always is), so it is never starved by other subscriptions that hold the budget. Credit already granted is the
  * broker's to use: a stalled block subscription can still be sent its last window.
  *
+ * <p><b>Threads and buffers.</b> {@link #consumed()} from the consumer thread; everything else on the session's
+ * event loop. The count of events taken since the last grant is atomic because both touch it. Touches no
+ * {@code ByteBuf}s.
+ *
  * <p>Under a drop policy of the client's receive queue ({@link ReceivePolicy#DROP_NEW},
  * {@link ReceivePolicy#DROP_OLD}) credit flows back as events <em>arrive</em> instead: the broker never holds
  * back, and the client's own queue (and budget) drops and reports what the application does not keep up with,

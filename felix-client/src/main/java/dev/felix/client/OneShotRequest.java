@@ -8,7 +8,13 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** One request and its reply on a stream of their own (admin calls); the stream is closed afterwards. */
+/**
+ * One request and its reply on a stream of their own (admin calls); the stream is closed afterwards.
+ *
+ * <p><b>Threads and buffers.</b> Called on the caller's thread, which waits for the reply (bounded by the request
+ * timeout); the stream's callbacks run on the connection's event loop. The request is encoded into a new unpooled
+ * frame owned by the channel once written; the reply frame is released by {@code FrameStream} after decoding.
+ */
 final class OneShotRequest {
     private OneShotRequest() {
     }

@@ -22,6 +22,12 @@ import java.util.concurrent.atomic.LongAdder;
  * Publishes to one stream over a dedicated, long-lived QUIC stream, so publishes from one publisher
  * keep their order.
  *
+ * <p><b>Threads and buffers.</b> Thread-safe: publishes may come from any thread, are encoded on the caller's
+ * thread into a new unpooled frame, and are written in call order per publisher. The publisher owns that frame
+ * until it passes it to the stream (released here if the publish is refused first, e.g. over the frame limit or the
+ * budget); after {@code write} the channel owns it. Acknowledgements are decoded on the connection's event loop,
+ * which completes the futures.
+ *
  * <p>Acknowledged publishes ({@code publish*}) complete when the broker accepted them at the stream's
  * durability point and report their offsets; unacknowledged ones ({@code send*}) complete when written
  * to the connection. Both wait when the {@code client_publish_queue} budget is used up

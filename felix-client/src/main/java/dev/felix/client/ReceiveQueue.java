@@ -11,6 +11,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * Checkpoint {@code client_receive_queue}: items received for one subscription and not yet taken by the
  * application, bounded in events and payload bytes.
  *
+ * <p><b>Threads and buffers.</b> Producers are the subscription's event-stream readers (event loop); the consumer
+ * is one application thread (or a handler thread); a lock guards the counters. Items hold decoded copies, never a
+ * {@code ByteBuf}.
+ *
  * <p>Producers are the subscription's event-stream readers (event loop); the consumer is the
  * application thread. Under {@link ReceivePolicy#BLOCK} a producer that finds the queue full stops
  * reading (the limit can be passed by what was already decoded from one read) and is resumed when the

@@ -26,7 +26,9 @@ import java.util.concurrent.CompletableFuture;
  * {@code 0x8024} frames, each one batch for every channel listed, and are handed to each channel's
  * {@link ShardFeed}. Flow control is per channel, by credit ({@link MuxChannel}).
  *
- * <p><b>Threads.</b> Event-loop confined (the connection's); the public-to-the-package methods hop onto it.
+ * <p><b>Threads and buffers.</b> Event-loop confined (the connection's); the package-visible methods hop onto it.
+ * Each inbound frame arrives retained from {@code FrameDecoder} and is released right after decoding; the channels'
+ * feeds get decoded copies. Outbound requests are new unpooled frames owned by the channel once written.
  */
 final class SessionStream extends ChannelInboundHandlerAdapter {
 

@@ -8,7 +8,8 @@ import java.util.List;
  * a {@code client_queue_overflow} gap before the next item. Offsets that jump without a notice (an older
  * broker) are reported as an {@code unannounced} gap.
  *
- * <p><b>Threads.</b> Confined to the event loop of the stream(s) that feed it.
+ * <p><b>Threads and buffers.</b> Confined to the event loop of the stream(s) that feed it. It receives decoded
+ * events, never a {@code ByteBuf}.
  */
 final class ShardFeed {
 

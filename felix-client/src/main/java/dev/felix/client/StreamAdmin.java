@@ -5,7 +5,13 @@ import dev.felix.wire.StreamDescription;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** Stream administration: create, describe, list, delete. Each call is one request on its own stream. */
+/**
+ * Stream administration: create, describe, list, delete. Each call is one request on its own stream.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe and stateless but for a request-id counter; each call runs on the
+ * caller's thread, which waits for the reply (bounded by the request timeout). Frames are owned as in
+ * {@code OneShotRequest}.
+ */
 public final class StreamAdmin {
 
     private final FelixClient client;

@@ -18,6 +18,10 @@ import java.util.concurrent.atomic.LongAdder;
  * A subscription to a stream (all its shards, or one). Items arrive in offset order per shard:
  * {@link Event}s, and {@link Gap}s for events that will never arrive — loss is never silent.
  *
+ * <p><b>Threads and buffers.</b> Take items with {@link #next(Duration)} or iterate from one consumer thread at a
+ * time (or let a handler run on the client's handler threads); everything else is thread-safe. Items are filled in
+ * from the connection's event loop. Items hold decoded copies: the subscription never owns a {@code ByteBuf}.
+ *
  * <p>Take items with {@link #next(Duration)} or iterate; one consumer thread at a time. Everything
  * else is thread-safe. When the broker or the connection ends the subscription, queued items are
  * still returned, then {@code next} throws the reason.

@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
 /**
  * A running broker node: QUIC listener, broker core, admin HTTP.
  *
+ * <p><b>Threads and buffers.</b> {@link #start} and {@link #close} run on the caller's thread (close may be called
+ * from any thread, more than once; a signal handler's thread does). The readiness and lifecycle fields are
+ * volatile because the admin HTTP threads read them. It touches no {@code ByteBuf}s itself.
+ *
  * <p>{@link #start} returns once every endpoint is bound and the node is ready. {@link #close} drains:
  * readiness flips to false, new connections are refused, publishes already accepted finish and are
  * acknowledged (bounded by {@code shutdown_timeout_ms}), then connections close with reason

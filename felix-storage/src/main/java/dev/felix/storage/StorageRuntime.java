@@ -35,6 +35,8 @@ public final class StorageRuntime implements AutoCloseable {
      * so this bounds how many logs flush concurrently; device flushes of different files overlap well.
      */
     public static final int DEFAULT_FLUSH_THREADS = 4;
+    /** Default prefix of the runtime's thread names. */
+    public static final String DEFAULT_THREAD_NAME_PREFIX = "felix-storage";
     /** Largest per-thread direct staging buffer; larger batches are written from a heap buffer in chunks. */
     static final int MAX_STAGING_BYTES = 1024 * 1024;
     /** How long {@link #close()} waits for queued flushes. */
@@ -164,13 +166,13 @@ public final class StorageRuntime implements AutoCloseable {
     public static final class Builder {
         private int flushThreads = DEFAULT_FLUSH_THREADS;
         private Clock clock = Clock.systemUTC();
-        private String threadNamePrefix = "felix-storage";
+        private String threadNamePrefix = DEFAULT_THREAD_NAME_PREFIX;
         private ChannelOpener opener = ChannelOpener.DEFAULT;
 
         private Builder() {
         }
 
-        /** Threads performing device flushes, background seals and retention for all logs. */
+        /** Threads performing device flushes, background seals and retention for all logs, 1..256; default 4. */
         public Builder flushThreads(final int threads) {
             if (threads <= 0 || threads > 256) {
                 throw StorageException.invalidConfig("flushThreads", threads, "must be in 1..256");
@@ -179,7 +181,7 @@ public final class StorageRuntime implements AutoCloseable {
             return this;
         }
 
-        /** Time source for segment creation times and retention age (inject a fixed clock in tests). */
+        /** Time source for segment creation times and retention age (inject a fixed clock in tests); default UTC. */
         public Builder clock(final Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
             return this;

@@ -9,14 +9,16 @@ import java.util.List;
  * Splits a QUIC stream's bytes into whole frames of a protocol whose frames start with a
  * fixed-size header that declares the payload length.
  *
+ * <p><b>Threads and buffers.</b> Not sharable: one instance per stream pipeline, called only on that stream's
+ * event loop. Its cumulation buffer is its own (released by {@code ByteToMessageDecoder} when the handler is
+ * removed); each emitted frame is a retained slice the next handler owns and must release.
+ *
  * <p>The header is validated by a {@link HeaderValidator} <em>before</em> any payload is buffered, so
  * an oversized or malformed declaration costs nothing; each header is validated exactly once, when its
  * last byte arrives, however the stream is cut into reads. Emits one retained {@link ByteBuf} per frame
  * (header included, reader index at the header); the next handler owns and must release it. On a bad
  * header it emits a {@link BadHeader} and discards the rest of the stream, since a stream that lost
  * framing cannot be resynchronised.
- *
- * <p>Not sharable: one instance per stream pipeline.
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
 

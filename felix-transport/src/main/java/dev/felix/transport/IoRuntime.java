@@ -18,6 +18,9 @@ import java.util.concurrent.TimeUnit;
  * The event-loop threads an endpoint runs on: epoll where the native transport loads (Linux),
  * NIO otherwise.
  *
+ * <p><b>Threads and buffers.</b> Thread-safe; created and closed by its owner on the caller's thread. Touches no
+ * {@code ByteBuf}s.
+ *
  * <p>A QUIC endpoint is one UDP socket, so all of its connections are served by the single event loop
  * that socket is registered on; more threads only help when there are several endpoints.
  */

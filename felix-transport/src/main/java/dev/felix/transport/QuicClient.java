@@ -17,6 +17,10 @@ import java.net.InetSocketAddress;
  * A QUIC client socket for connections to one server: TLS 1.3, ALPN {@value TransportConfig#ALPN},
  * the server certificate checked against a {@link ClientTrust} and the server name.
  *
+ * <p><b>Threads and buffers.</b> Thread-safe; {@link #connect} may be called from any thread, any number of
+ * times, for several connections over the same UDP socket; their handlers run on the socket's event loop. It
+ * allocates no buffers of its own.
+ *
  * <p>Thread-safe; {@link #connect} may be called any number of times for several connections over
  * the same UDP socket.
  */

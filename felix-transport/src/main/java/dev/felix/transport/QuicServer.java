@@ -13,6 +13,9 @@ import java.security.cert.X509Certificate;
 /**
  * A QUIC listener: one UDP socket, TLS 1.3 with ALPN {@value TransportConfig#ALPN}.
  *
+ * <p><b>Threads and buffers.</b> {@code bind} and {@link #close} run on the caller's thread; handlers run on the
+ * socket's event loop. It allocates no buffers of its own; streams' handlers own what they read.
+ *
  * <p>{@code connectionHandler} is added to every accepted connection's pipeline and
  * {@code streamHandler} to every stream the peer opens; both must be {@code @Sharable} or
  * {@code ChannelInitializer}s. Handlers run on the socket's event loop.

@@ -49,6 +49,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * A server's TLS identity: private key and certificate chain.
  *
+ * <p><b>Threads and buffers.</b> Immutable once loaded or generated; any thread may read it. Loading and
+ * generating run on the caller's thread. Touches no {@code ByteBuf}s.
+ *
  * <p>Either loaded from PEM files, or generated once as a self-signed EC P-256 certificate for
  * development and written to {@code DIR/cert.pem} and {@code DIR/key.pem} (key readable by the owner
  * only), so that clients can trust the same certificate across restarts. The private key is never

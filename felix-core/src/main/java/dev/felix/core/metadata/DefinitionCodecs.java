@@ -34,14 +34,15 @@ final class DefinitionCodecs {
 
     static StreamConfig decodeStream(Properties p) {
         String age = p.getProperty("retention_age_ms");
-        return new StreamConfig(
-                Integer.parseInt(required(p, "shards")),
-                Boolean.parseBoolean(required(p, "durable")),
-                StreamConfig.Fsync.parse(required(p, "fsync")),
-                Long.parseLong(p.getProperty("retention_bytes", "0")),
-                age == null ? null : Duration.ofMillis(Long.parseLong(age)),
-                dev.felix.core.Consistency.parse(p.getProperty("consistency", "leader")),
-                Integer.parseInt(p.getProperty("replicas", "0")));
+        return StreamConfig.builder()
+                .shards(Integer.parseInt(required(p, "shards")))
+                .durable(Boolean.parseBoolean(required(p, "durable")))
+                .fsync(StreamConfig.Fsync.parse(required(p, "fsync")))
+                .retentionBytes(Long.parseLong(p.getProperty("retention_bytes", "0")))
+                .retentionAge(age == null ? null : Duration.ofMillis(Long.parseLong(age)))
+                .consistency(dev.felix.core.Consistency.parse(p.getProperty("consistency", "leader")))
+                .replicas(Integer.parseInt(p.getProperty("replicas", "0")))
+                .build();
     }
 
     static Properties encode(CacheConfig c, long uid) {
@@ -68,20 +69,21 @@ final class DefinitionCodecs {
     static CacheConfig decodeCache(Properties p) {
         CacheConfig d = CacheConfig.defaults();
         String ttl = p.getProperty("default_ttl_ms");
-        return new CacheConfig(
-                CacheConfig.Backing.parse(required(p, "backing")),
-                ttl == null ? null : Duration.ofMillis(Long.parseLong(ttl)),
-                intOr(p, "max_entries", d.maxEntries()),
-                intOr(p, "change_ring_events", d.changeRingEvents()),
-                longOr(p, "change_ring_bytes", d.changeRingBytes()),
-                new QueueLimits(intOr(p, "watcher_queue_events", d.watcherQueue().events()),
-                        longOr(p, "watcher_queue_bytes", d.watcherQueue().bytes())),
-                new QueueLimits(intOr(p, "writer_queue_events", d.writerQueue().events()),
-                        longOr(p, "writer_queue_bytes", d.writerQueue().bytes())),
-                intOr(p, "max_value_bytes", d.maxValueBytes()),
-                StreamConfig.Fsync.parse(p.getProperty("fsync", d.fsync().wireName())),
-                longOr(p, "snapshot_every_changes", d.snapshotEveryChanges()),
-                longOr(p, "segment_bytes", d.segmentBytes()));
+        return CacheConfig.builder()
+                .backing(CacheConfig.Backing.parse(required(p, "backing")))
+                .defaultTtl(ttl == null ? null : Duration.ofMillis(Long.parseLong(ttl)))
+                .maxEntries(intOr(p, "max_entries", d.maxEntries()))
+                .changeRingEvents(intOr(p, "change_ring_events", d.changeRingEvents()))
+                .changeRingBytes(longOr(p, "change_ring_bytes", d.changeRingBytes()))
+                .watcherQueue(new QueueLimits(intOr(p, "watcher_queue_events", d.watcherQueue().events()),
+                        longOr(p, "watcher_queue_bytes", d.watcherQueue().bytes())))
+                .writerQueue(new QueueLimits(intOr(p, "writer_queue_events", d.writerQueue().events()),
+                        longOr(p, "writer_queue_bytes", d.writerQueue().bytes())))
+                .maxValueBytes(intOr(p, "max_value_bytes", d.maxValueBytes()))
+                .fsync(StreamConfig.Fsync.parse(p.getProperty("fsync", d.fsync().wireName())))
+                .snapshotEveryChanges(longOr(p, "snapshot_every_changes", d.snapshotEveryChanges()))
+                .segmentBytes(longOr(p, "segment_bytes", d.segmentBytes()))
+                .build();
     }
 
     static long uid(Properties p) {

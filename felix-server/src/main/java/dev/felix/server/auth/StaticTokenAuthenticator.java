@@ -8,6 +8,9 @@ import java.util.Map;
 /**
  * Accepts a token configured for the requested tenant ({@code auth_tokens}). Comparison is constant
  * time; the same refusal is given for an unknown tenant and a wrong token.
+ *
+ * <p><b>Threads and buffers.</b> Immutable after construction; called from any event loop at once. Touches no
+ * {@code ByteBuf}s.
  */
 public final class StaticTokenAuthenticator implements Authenticator {
 

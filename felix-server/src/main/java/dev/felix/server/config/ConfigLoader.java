@@ -84,80 +84,54 @@ public final class ConfigLoader {
             }
             autoCreate = false; // a stream made on first use would exist on one node only
         }
-        java.nio.file.Path cert = r.getOrNull(Settings.TLS_CERT);
-        java.nio.file.Path key = r.getOrNull(Settings.TLS_KEY);
-        if ((cert == null) != (key == null)) {
-            throw new ConfigException("tls_cert and tls_key must be set together");
+        try {
+            return new BrokerConfig.Builder()
+                    .dataDir(r.get(Settings.DATA_DIR))
+                    .quicBind(quic)
+                    .httpBind(http)
+                    .insecure(insecure)
+                    .authTokens(tokens)
+                    .tls(r.getOrNull(Settings.TLS_CERT), r.getOrNull(Settings.TLS_KEY))
+                    .maxFrameBytes(r.get(Settings.MAX_FRAME_BYTES))
+                    .autoCreate(autoCreate != null ? autoCreate : dev)
+                    .shardThreads(r.get(Settings.SHARD_THREADS))
+                    .inlineWriters(r.<Boolean>get(Settings.SHARD_EXECUTOR_INLINE))
+                    .segmentBytes(r.get(Settings.SEGMENT_BYTES))
+                    .repairCorruptTail(r.<Boolean>get(Settings.REPAIR_CORRUPT_TAIL))
+                    .retentionCheck(Duration.ofMillis(r.<Long>get(Settings.RETENTION_CHECK_MS)))
+                    .storageFlushThreads(r.get(Settings.STORAGE_FLUSH_THREADS))
+                    .ringEvents(r.get(Settings.RING_EVENTS))
+                    .ringBytes(r.get(Settings.RING_BYTES))
+                    .writerQueue(new QueueLimits(r.get(Settings.WRITER_QUEUE_EVENTS), r.get(Settings.WRITER_QUEUE_BYTES)))
+                    .subscriberQueue(new QueueLimits(r.get(Settings.SUBSCRIBER_QUEUE_EVENTS),
+                            r.get(Settings.SUBSCRIBER_QUEUE_BYTES)))
+                    .subscriberQueuePolicy(r.<QueuePolicy>get(Settings.SUBSCRIBER_QUEUE_POLICY))
+                    .ingressPolicy(r.get(Settings.INGRESS_POLICY))
+                    .connWindowBytes(r.get(Settings.CONN_WINDOW_BYTES))
+                    .streamWindowBytes(r.get(Settings.STREAM_WINDOW_BYTES))
+                    .maxStreams(r.get(Settings.MAX_STREAMS))
+                    .idleTimeout(Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)))
+                    .maxUdpPayloadBytes(r.get(Settings.MAX_UDP_PAYLOAD_BYTES))
+                    .shutdownTimeout(Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)))
+                    .cluster(cluster)
+                    .build();
+        } catch (IllegalArgumentException e) {
+            // rules between settings (each value alone was checked when it was parsed, naming its origin)
+            throw new ConfigException(e.getMessage());
         }
-        return new BrokerConfig(
-                r.get(Settings.DATA_DIR),
-                quic,
-                http,
-                insecure,
-                tokens,
-                cert,
-                key,
-                r.get(Settings.MAX_FRAME_BYTES),
-                autoCreate != null ? autoCreate : dev,
-                r.get(Settings.SHARD_THREADS),
-                r.<Boolean>get(Settings.SHARD_EXECUTOR_INLINE),
-                r.get(Settings.SEGMENT_BYTES),
-                r.<Boolean>get(Settings.REPAIR_CORRUPT_TAIL),
-                Duration.ofMillis(r.<Long>get(Settings.RETENTION_CHECK_MS)),
-                r.get(Settings.STORAGE_FLUSH_THREADS),
-                r.get(Settings.RING_EVENTS),
-                r.get(Settings.RING_BYTES),
-                new QueueLimits(r.get(Settings.WRITER_QUEUE_EVENTS), r.get(Settings.WRITER_QUEUE_BYTES)),
-                new QueueLimits(r.get(Settings.SUBSCRIBER_QUEUE_EVENTS), r.get(Settings.SUBSCRIBER_QUEUE_BYTES)),
-                r.<QueuePolicy>get(Settings.SUBSCRIBER_QUEUE_POLICY),
-                r.get(Settings.INGRESS_POLICY),
-                r.get(Settings.CONN_WINDOW_BYTES),
-                r.get(Settings.STREAM_WINDOW_BYTES),
-                r.get(Settings.MAX_STREAMS),
-                Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)),
-                r.get(Settings.MAX_UDP_PAYLOAD_BYTES),
-                Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)),
-                cluster);
     }
 
-    /** The cluster membership settings, checked together; null for a single node. */
+    /** The cluster membership settings, checked together by {@link ClusterConfig}; null for a single node. */
     private static ClusterConfig cluster(Resolved r, HostPort quic) throws ConfigException {
         HostPort raft = r.getOrNull(Settings.RAFT_BIND);
         boolean bootstrap = r.get(Settings.CLUSTER_BOOTSTRAP);
         HostPort join = r.getOrNull(Settings.CLUSTER_JOIN);
-        String nodeId = r.getOrNull(Settings.NODE_ID);
         if (raft == null) {
             if (bootstrap || join != null) {
                 throw new ConfigException((bootstrap ? "cluster_bootstrap" : "cluster_join") + " needs raft_bind: the"
                         + " address this node's Raft endpoint listens on (e.g. --raft-bind 127.0.0.1:7000)");
             }
             return null;
-        }
-        if (bootstrap && join != null) {
-            throw new ConfigException("cluster_bootstrap and cluster_join are exclusive: bootstrap the first node,"
-                    + " join the others to it");
-        }
-        if (nodeId == null) {
-            throw new ConfigException("node_id is required when raft_bind is set (e.g. --node-id n1)");
-        }
-        java.nio.file.Path ca = r.getOrNull(Settings.CLUSTER_CA_CERT);
-        if (ca == null) {
-            throw new ConfigException("cluster_ca_cert is required when raft_bind is set: the CA certificate (PEM) that"
-                    + " issues every node's certificate (felix cluster ca creates one)");
-        }
-        java.nio.file.Path caKey = r.getOrNull(Settings.CLUSTER_CA_KEY);
-        java.nio.file.Path cert = r.getOrNull(Settings.CLUSTER_NODE_CERT);
-        java.nio.file.Path key = r.getOrNull(Settings.CLUSTER_NODE_KEY);
-        if ((cert == null) != (key == null)) {
-            throw new ConfigException("cluster_node_cert and cluster_node_key must be set together");
-        }
-        if ((cert == null) == (caKey == null)) {
-            throw new ConfigException("set either cluster_node_cert and cluster_node_key (a certificate issued by cluster_ca_cert)"
-                    + " or cluster_ca_key (this node issues its own), not " + (cert == null ? "neither" : "both"));
-        }
-        HostPort peer = r.getOrNull(Settings.PEER_BIND);
-        if (peer == null) {
-            peer = new HostPort(raft.host(), 0);
         }
         String advertise = r.getOrNull(Settings.ADVERTISE_HOST);
         if (advertise == null) {
@@ -167,14 +141,17 @@ public final class ConfigLoader {
             }
             advertise = quic.host();
         }
-        long heartbeat = r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS);
-        long failure = r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS);
-        if (failure < 2 * heartbeat) {
-            throw new ConfigException("cluster_failure_timeout_ms (" + failure + ") must be at least twice"
-                    + " cluster_heartbeat_ms (" + heartbeat + ")");
+        HostPort peer = r.getOrNull(Settings.PEER_BIND);
+        try {
+            // Raw values go straight to the record: it names what is missing or inconsistent, with the way out.
+            return new ClusterConfig(r.getOrNull(Settings.NODE_ID), raft, peer != null ? peer : new HostPort(raft.host(), 0),
+                    advertise, bootstrap, join, r.get(Settings.CLUSTER_NAME), r.getOrNull(Settings.CLUSTER_CA_CERT),
+                    r.getOrNull(Settings.CLUSTER_CA_KEY), r.getOrNull(Settings.CLUSTER_NODE_CERT),
+                    r.getOrNull(Settings.CLUSTER_NODE_KEY), Duration.ofMillis(r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS)),
+                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS)));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(e.getMessage());
         }
-        return new ClusterConfig(nodeId, raft, peer, advertise, bootstrap, join, r.get(Settings.CLUSTER_NAME), ca,
-                caKey, cert, key, Duration.ofMillis(heartbeat), Duration.ofMillis(failure));
     }
 
     private static void readYaml(Path file, Map<String, String> values, Map<String, String> origins)

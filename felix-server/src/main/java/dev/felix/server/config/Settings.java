@@ -1,6 +1,8 @@
 package dev.felix.server.config;
 
+import dev.felix.core.CoreConfig;
 import dev.felix.core.QueuePolicy;
+import dev.felix.transport.TransportConfig;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -8,7 +10,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Every broker setting, with its default. This is the single place defaults live.
+ * Every broker setting: its key, default, documentation and parser. Each default is written here as text, taken
+ * from the {@code DEFAULT_*} constant of the config type that owns the value ({@link BrokerConfig},
+ * {@link CoreConfig}, {@link TransportConfig}, {@link ClusterConfig}), so a built and a loaded configuration
+ * start from the same values; each parser is the one rule a value must obey, whichever way it arrives.
  *
  * <p>Precedence, lowest to highest: built-in default, YAML file ({@code --config FILE} or
  * {@code FELIX_CONFIG}), environment variable ({@code FELIX_<KEY>}), command-line flag.
@@ -17,11 +22,11 @@ public final class Settings {
     private Settings() {
     }
 
-    public static final Setting<Path> DATA_DIR = new Setting<>("data_dir", "./data",
+    public static final Setting<Path> DATA_DIR = new Setting<>("data_dir", BrokerConfig.DEFAULT_DATA_DIR.toString(),
             "directory for logs, caches and the generated TLS certificate", Path::of);
-    public static final Setting<HostPort> QUIC_BIND = new Setting<>("quic_bind", "127.0.0.1:5000",
+    public static final Setting<HostPort> QUIC_BIND = new Setting<>("quic_bind", BrokerConfig.DEFAULT_QUIC_BIND.toString(),
             "QUIC listener (UDP) address", HostPort::parse);
-    public static final Setting<HostPort> HTTP_BIND = new Setting<>("http_bind", "127.0.0.1:8080",
+    public static final Setting<HostPort> HTTP_BIND = new Setting<>("http_bind", BrokerConfig.DEFAULT_HTTP_BIND.toString(),
             "admin HTTP address: /live, /ready, /metrics", HostPort::parse);
     public static final Setting<Boolean> INSECURE = new Setting<>("insecure", "false",
             "allow a non-loopback bind without authentication", Settings::bool);
@@ -32,53 +37,53 @@ public final class Settings {
             "PEM certificate chain; unset = generate a self-signed one under DATA_DIR/tls", Path::of);
     public static final Setting<Path> TLS_KEY = new Setting<>("tls_key", null,
             "PEM private key for tls_cert", Path::of);
-    public static final Setting<Integer> MAX_FRAME_BYTES = new Setting<>("max_frame_bytes", "16777216",
+    public static final Setting<Integer> MAX_FRAME_BYTES = new Setting<>("max_frame_bytes", text(BrokerConfig.DEFAULT_MAX_FRAME_BYTES),
             "largest frame accepted or sent, in bytes", v -> intRange(v, 1024, Integer.MAX_VALUE - 12));
     public static final Setting<Boolean> AUTO_CREATE = new Setting<>("auto_create", "dev",
             "create tenants, namespaces and ephemeral streams on first use; 'dev' = only in dev mode",
             Settings::autoCreate);
-    public static final Setting<Integer> SHARD_THREADS = new Setting<>("shard_threads", "0",
+    public static final Setting<Integer> SHARD_THREADS = new Setting<>("shard_threads", text(CoreConfig.DEFAULT_SHARD_THREADS),
             "threads running shard writers when shard_executor is pool (0 = one per core)", v -> intRange(v, 0, 1024));
-    public static final Setting<Boolean> SHARD_EXECUTOR_INLINE = new Setting<>("shard_executor", "pool",
+    public static final Setting<Boolean> SHARD_EXECUTOR_INLINE = new Setting<>("shard_executor", CoreConfig.DEFAULT_INLINE_WRITERS ? "inline" : "pool",
             "where shard writers run: pool (shard_threads) or inline (on the QUIC event loop: no thread hop)",
             Settings::shardExecutor);
-    public static final Setting<Long> SEGMENT_BYTES = new Setting<>("segment_bytes", "268435456",
+    public static final Setting<Long> SEGMENT_BYTES = new Setting<>("segment_bytes", text(CoreConfig.Storage.DEFAULT_SEGMENT_BYTES),
             "durable streams: log segment size before rolling", v -> longRange(v, 4096, 1L << 40));
-    public static final Setting<Boolean> REPAIR_CORRUPT_TAIL = new Setting<>("repair_corrupt_tail", "false",
+    public static final Setting<Boolean> REPAIR_CORRUPT_TAIL = new Setting<>("repair_corrupt_tail", text(CoreConfig.Storage.DEFAULT_REPAIR_CORRUPT_TAIL),
             "durable streams: at open, cut a corrupted last record instead of refusing the log", Settings::bool);
-    public static final Setting<Long> RETENTION_CHECK_MS = new Setting<>("retention_check_ms", "60000",
+    public static final Setting<Long> RETENTION_CHECK_MS = new Setting<>("retention_check_ms", millis(CoreConfig.Storage.DEFAULT_RETENTION_CHECK),
             "durable streams: how often retention deletes segments past a stream's bounds", v -> longRange(v, 10, 86_400_000));
-    public static final Setting<Integer> STORAGE_FLUSH_THREADS = new Setting<>("storage_flush_threads", "4",
+    public static final Setting<Integer> STORAGE_FLUSH_THREADS = new Setting<>("storage_flush_threads", text(CoreConfig.Storage.DEFAULT_FLUSH_THREADS),
             "threads running group-committed fsyncs for every log of the node", v -> intRange(v, 1, 256));
-    public static final Setting<Integer> RING_EVENTS = new Setting<>("ring_events", "65536",
+    public static final Setting<Integer> RING_EVENTS = new Setting<>("ring_events", text(CoreConfig.DEFAULT_RING_EVENTS),
             "per shard: recent events kept in memory for resume and catch-up", v -> intRange(v, 1, 1 << 30));
-    public static final Setting<Long> RING_BYTES = new Setting<>("ring_bytes", "67108864",
+    public static final Setting<Long> RING_BYTES = new Setting<>("ring_bytes", text(CoreConfig.DEFAULT_RING_BYTES),
             "per shard: recent payload bytes kept in memory", v -> longRange(v, 1, Long.MAX_VALUE));
-    public static final Setting<Integer> WRITER_QUEUE_EVENTS = new Setting<>("writer_queue_events", "16384",
+    public static final Setting<Integer> WRITER_QUEUE_EVENTS = new Setting<>("writer_queue_events", text(CoreConfig.DEFAULT_WRITER_QUEUE.events()),
             "per shard: publishes waiting for the shard writer, in events", v -> intRange(v, 1, 1 << 30));
-    public static final Setting<Long> WRITER_QUEUE_BYTES = new Setting<>("writer_queue_bytes", "33554432",
+    public static final Setting<Long> WRITER_QUEUE_BYTES = new Setting<>("writer_queue_bytes", text(CoreConfig.DEFAULT_WRITER_QUEUE.bytes()),
             "per shard: publishes waiting for the shard writer, in bytes", v -> longRange(v, 1, Long.MAX_VALUE));
-    public static final Setting<Integer> SUBSCRIBER_QUEUE_EVENTS = new Setting<>("subscriber_queue_events", "8192",
+    public static final Setting<Integer> SUBSCRIBER_QUEUE_EVENTS = new Setting<>("subscriber_queue_events", text(CoreConfig.DEFAULT_SUBSCRIBER_QUEUE.events()),
             "per subscriber: events waiting to be written to its connection", v -> intRange(v, 1, 1 << 30));
-    public static final Setting<Long> SUBSCRIBER_QUEUE_BYTES = new Setting<>("subscriber_queue_bytes", "16777216",
+    public static final Setting<Long> SUBSCRIBER_QUEUE_BYTES = new Setting<>("subscriber_queue_bytes", text(CoreConfig.DEFAULT_SUBSCRIBER_QUEUE.bytes()),
             "per subscriber: payload bytes waiting to be written", v -> longRange(v, 1, Long.MAX_VALUE));
     public static final Setting<QueuePolicy> SUBSCRIBER_QUEUE_POLICY = new Setting<>("subscriber_queue_policy",
-            "drop_new", "ephemeral streams: default subscriber queue policy (block, drop_new, drop_old)",
+            CoreConfig.DEFAULT_EPHEMERAL_POLICY.wireName(), "ephemeral streams: default subscriber queue policy (block, drop_new, drop_old)",
             Settings::ephemeralPolicy);
-    public static final Setting<IngressPolicy> INGRESS_POLICY = new Setting<>("ingress_policy", "block",
+    public static final Setting<IngressPolicy> INGRESS_POLICY = new Setting<>("ingress_policy", BrokerConfig.DEFAULT_INGRESS_POLICY.wireName(),
             "when a shard's writer queue is full: block (stop reading the publisher) or drop_new",
             IngressPolicy::parse);
-    public static final Setting<Long> CONN_WINDOW_BYTES = new Setting<>("conn_window_bytes", "67108864",
+    public static final Setting<Long> CONN_WINDOW_BYTES = new Setting<>("conn_window_bytes", text(TransportConfig.DEFAULT_CONNECTION_WINDOW),
             "QUIC connection flow-control window", v -> longRange(v, 1024, 1L << 40));
-    public static final Setting<Long> STREAM_WINDOW_BYTES = new Setting<>("stream_window_bytes", "16777216",
+    public static final Setting<Long> STREAM_WINDOW_BYTES = new Setting<>("stream_window_bytes", text(TransportConfig.DEFAULT_STREAM_WINDOW),
             "QUIC per-stream flow-control window", v -> longRange(v, 1024, 1L << 40));
-    public static final Setting<Long> MAX_STREAMS = new Setting<>("max_streams", "4096",
+    public static final Setting<Long> MAX_STREAMS = new Setting<>("max_streams", text(TransportConfig.DEFAULT_MAX_STREAMS),
             "QUIC concurrent streams of each kind per connection", v -> longRange(v, 1, 1L << 30));
-    public static final Setting<Long> IDLE_TIMEOUT_MS = new Setting<>("idle_timeout_ms", "60000",
+    public static final Setting<Long> IDLE_TIMEOUT_MS = new Setting<>("idle_timeout_ms", millis(TransportConfig.DEFAULT_IDLE_TIMEOUT),
             "QUIC idle timeout", v -> longRange(v, 1000, 24L * 3600 * 1000));
-    public static final Setting<Integer> MAX_UDP_PAYLOAD_BYTES = new Setting<>("max_udp_payload_bytes", "0",
+    public static final Setting<Integer> MAX_UDP_PAYLOAD_BYTES = new Setting<>("max_udp_payload_bytes", text(TransportConfig.AUTOMATIC_UDP_PAYLOAD),
             "largest UDP datagram; 0 = 4096 on loopback, 1350 otherwise", Settings::udpPayload);
-    public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = new Setting<>("shutdown_timeout_ms", "10000",
+    public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = new Setting<>("shutdown_timeout_ms", millis(BrokerConfig.DEFAULT_SHUTDOWN_TIMEOUT),
             "on SIGTERM: how long in-flight work may take to finish", v -> longRange(v, 0, 3600_000));
 
     public static final Setting<String> NODE_ID = new Setting<>("node_id", null,
@@ -96,7 +101,7 @@ public final class Settings {
             "cluster: form a new cluster with this node as its first member", Settings::bool);
     public static final Setting<HostPort> CLUSTER_JOIN = new Setting<>("cluster_join", null,
             "cluster: Raft endpoint (host:port) of any member, to join the cluster", HostPort::parse);
-    public static final Setting<String> CLUSTER_NAME = new Setting<>("cluster_name", "felix",
+    public static final Setting<String> CLUSTER_NAME = new Setting<>("cluster_name", ClusterConfig.DEFAULT_NAME,
             "cluster: name of the cluster (every member uses the same)", Settings::clusterName);
     public static final Setting<Path> CLUSTER_CA_CERT = new Setting<>("cluster_ca_cert", null,
             "cluster: CA certificate (PEM) every node's certificate must be issued by", Path::of);
@@ -107,9 +112,9 @@ public final class Settings {
             "cluster: this node's certificate (PEM) issued by cluster_ca_cert (instead of cluster_ca_key)", Path::of);
     public static final Setting<Path> CLUSTER_NODE_KEY = new Setting<>("cluster_node_key", null,
             "cluster: private key (PEM) of cluster_node_cert", Path::of);
-    public static final Setting<Long> CLUSTER_HEARTBEAT_MS = new Setting<>("cluster_heartbeat_ms", "500",
+    public static final Setting<Long> CLUSTER_HEARTBEAT_MS = new Setting<>("cluster_heartbeat_ms", millis(ClusterConfig.DEFAULT_HEARTBEAT),
             "cluster: how often a node tells the metadata leader it is alive", v -> longRange(v, 50, 60_000));
-    public static final Setting<Long> CLUSTER_FAILURE_TIMEOUT_MS = new Setting<>("cluster_failure_timeout_ms", "3000",
+    public static final Setting<Long> CLUSTER_FAILURE_TIMEOUT_MS = new Setting<>("cluster_failure_timeout_ms", millis(ClusterConfig.DEFAULT_FAILURE_TIMEOUT),
             "cluster: a node silent this long is declared down and its leaderships fail over",
             v -> longRange(v, 200, 600_000));
 
@@ -140,6 +145,11 @@ public final class Settings {
         /** Refuse the publish: acknowledged ones get {@code overloaded}, unacknowledged ones are counted. */
         DROP_NEW;
 
+        /** The setting's spelling: {@code block} or {@code drop_new}. */
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
         static IngressPolicy parse(String v) {
             return switch (v) {
                 case "block" -> BLOCK;
@@ -147,6 +157,18 @@ public final class Settings {
                 default -> throw new IllegalArgumentException("expected block or drop_new, got '" + v + "'");
             };
         }
+    }
+
+    private static String text(long value) {
+        return Long.toString(value);
+    }
+
+    private static String text(boolean value) {
+        return Boolean.toString(value);
+    }
+
+    private static String millis(java.time.Duration value) {
+        return Long.toString(value.toMillis());
     }
 
     static boolean bool(String v) {

@@ -23,6 +23,9 @@ import java.util.function.ToDoubleFunction;
  * The broker's Prometheus metrics. Counters live in plain {@link LongAdder}s (core and server) and are
  * read by Micrometer only when {@code /metrics} is scraped, so the data path never touches Micrometer.
  *
+ * <p><b>Threads and buffers.</b> Thread-safe: counters are bumped from any thread (event loops, shard writers,
+ * storage flush threads) and read by the admin HTTP thread on a scrape. Touches no {@code ByteBuf}s.
+ *
  * <p>Names are listed in {@code docs/operations.md}.
  */
 public final class BrokerMetrics implements AutoCloseable {

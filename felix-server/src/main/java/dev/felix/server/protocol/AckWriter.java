@@ -21,6 +21,10 @@ import java.util.function.Consumer;
 /**
  * Writes publish acknowledgements back on the stream the publishes came from.
  *
+ * <p><b>Threads and buffers.</b> Completions arrive on any thread (a shard writer, or whichever completes a commit); they only
+ * queue the reply and schedule a flush. Encoding and writing run on the stream's event loop. Each reply is encoded
+ * into a new unpooled buffer that is handed to {@code write}; from then on Netty owns and releases it.
+ *
  * <p>Shard writers complete publishes on their own threads; acknowledgements are queued here and one
  * task per burst writes them all on the stream's event loop and flushes once. The reply encoding
  * matches the request: a binary acked batch gets a binary ack, a JSON publish gets

@@ -137,7 +137,8 @@ final class Admin {
                     : "replicas " + replicas) + " needs a cluster; this broker is a single node (start it with"
                     + " --cluster-bootstrap or --cluster-join to form one)");
         }
-        return new StreamConfig(shards, durable, fsync, retentionBytes, age, consistency, replicas);
+        return StreamConfig.builder().shards(shards).durable(durable).fsync(fsync).retentionBytes(retentionBytes)
+                .retentionAge(age).consistency(consistency).replicas(replicas).build();
     }
 
     static StreamDescription describe(ServerContext context, StreamInfo info) {

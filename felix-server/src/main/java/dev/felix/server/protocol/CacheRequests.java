@@ -95,23 +95,23 @@ final class CacheRequests {
     }
 
     private static CacheConfig config(Message.CacheCreate c) throws FelixException {
-        CacheConfig config = CacheConfig.defaults();
+        CacheConfig.Builder config = CacheConfig.builder();
         if (c.backing() != null) {
-            config = config.withBacking(CacheConfig.Backing.parse(c.backing()));
+            config.backing(CacheConfig.Backing.parse(c.backing()));
         }
         if (c.ttlMs() != null) {
-            config = config.withDefaultTtl(Duration.ofMillis(RequestFields.u64("ttl_ms", c.ttlMs(), 1, Long.MAX_VALUE)));
+            config.defaultTtl(Duration.ofMillis(RequestFields.u64("ttl_ms", c.ttlMs(), 1, Long.MAX_VALUE)));
         }
         if (c.maxEntries() != null) {
-            config = config.withMaxEntries((int) RequestFields.u64("max_entries", c.maxEntries(), 1, Integer.MAX_VALUE));
+            config.maxEntries((int) RequestFields.u64("max_entries", c.maxEntries(), 1, Integer.MAX_VALUE));
         }
         if (c.fsync() != null) {
-            if (config.backing() != CacheConfig.Backing.LOG) {
+            if (!CacheConfig.Backing.LOG.wireName().equals(c.backing())) {
                 throw new IllegalArgumentException("fsync applies to log-backed caches only");
             }
-            config = config.withFsync(StreamConfig.Fsync.parse(c.fsync()));
+            config.fsync(StreamConfig.Fsync.parse(c.fsync()));
         }
-        return config;
+        return config.build();
     }
 
     private static WirePayload ok(Long requestId, long offset, int negotiated) {

@@ -20,13 +20,13 @@ import org.slf4j.LoggerFactory;
  * the stream — a truncated frame at the client's end is an error, and once the client has finished its side
  * ours is finished as soon as every reply owed is written.
  *
+ * <p><b>Threads and buffers.</b> Not sharable; confined to the stream's event loop. Each decoded frame
+ * arrives retained from {@code FrameDecoder}; this handler releases it after handling, or keeps it in the backlog
+ * (owning it) and releases it there, or when the session closes with frames still waiting.
+ *
  * <p><b>Errors end only this stream.</b> A malformed frame, bad JSON, an unknown type or a message before
  * {@code auth} gets a typed {@code error} and the stream is closed; the connection and its other streams
  * carry on. Requests that are well formed but refused get an error reply and the stream stays open.
- *
- * <p><b>Threads and ownership.</b> Not sharable; confined to the stream's event loop. Each decoded frame
- * arrives retained; this handler releases it after handling, or keeps it in the backlog (owning it) and
- * releases it there.
  */
 final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
 

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One accepted QUIC connection: counts it, remembers the peer, owns the subscriptions created on it
- * and ends them when the connection goes away. All methods run on the connection's event loop.
+ * and ends them when the connection goes away.
  *
  * <h2>Who closed it</h2>
  * Every close is attributed once ({@link Closes}): the client's CONNECTION_CLOSE (the SDK sends an application
@@ -28,6 +28,12 @@ import org.slf4j.LoggerFactory;
  * <p>The broker forgets a connection — gauges, subscriptions — as soon as the client's close arrives, not when
  * the QUIC connection finally ends after its draining period (three probe timeouts), so clients that close
  * cleanly leave the gauges at once.
+ *
+ * <p><b>Threads and buffers.</b> Its callbacks, {@code reserveSubscriptions}, {@code releaseReservation},
+ * {@code added} and {@code removed} run on the connection's event loop (a QUIC connection's streams share it, so
+ * the writers of its subscriptions call from there); {@code releaseReservationLater} and {@code close(reason)} may
+ * be called from any thread and hop onto it. The close reason is a new unpooled buffer, owned by the QUIC codec
+ * once passed to {@code close}.
  */
 final class ConnectionHandler extends ChannelInboundHandlerAdapter {
 

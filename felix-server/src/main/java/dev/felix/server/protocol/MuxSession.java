@@ -27,6 +27,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * own core {@link Subscription} queue (where the subscription's queue policy applies), and delivered on this
  * one stream only while the client has granted it credit.
  *
+ * <p><b>Threads and buffers.</b> Event-loop confined (the session stream's), except the {@link Channel} listener
+ * callbacks, which run on a shard's thread and only queue the channel and schedule a drain. It is given decoded
+ * messages, never frames. Every frame it writes is an unpooled wrapper around bytes it does not own: a batch's
+ * shared encoding (immutable, cached on the {@link EventBatch}) behind a prefix of its own; each is handed to
+ * {@code write}, after which Netty releases the wrapper.
+ *
  * <h2>Encode once per connection</h2>
  * Every live subscriber of a shard gets the same {@link EventBatch} instance. A drain pass looks at the head
  * of every ready channel, groups the channels whose head is the same batch, and writes that batch once, as
@@ -39,9 +45,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * credit keeps its items queued in the core, whose policy then decides (block the publisher, drop with a
  * gap, catch up from the log). So one slow consumer never holds up the other subscriptions of the stream;
  * the stream itself is written while it is writable.
- *
- * <p><b>Threads.</b> Event-loop confined (the session stream's), except the {@link Channel} listener
- * callbacks, which only queue the channel and schedule a drain.
  */
 final class MuxSession extends ChannelInboundHandlerAdapter {
 

@@ -22,13 +22,15 @@ import java.util.List;
  * Publishes on a client stream — JSON {@code publish} / {@code publish_batch}, binary batches, acknowledged
  * binary batches — to the shard that leads them here ({@link Routing}), with the stream's ingress policy.
  *
+ * <p><b>Threads and buffers.</b> Event-loop confined; shard callbacks come back to it through the event loop.
+ * It owns no frames: an acked binary batch is read from a view of the frame that is valid only during the call,
+ * and every payload is copied out into the {@code PublishRequest} before the shard sees it.
+ *
  * <p><b>Ingress backpressure.</b> When a shard's writer queue is full, under {@code ingress_policy: block}
  * reading this stream stops (frames already decoded wait in the stream's backlog) until the shard has room;
  * QUIC flow control then slows the publisher. Under {@code drop_new} the publish is refused instead (an
  * acknowledged one with {@code overloaded}, an unacknowledged one counted in
  * {@code felix_ingress_dropped}).
- *
- * <p><b>Threads.</b> Event-loop confined; shard callbacks come back to it through the event loop.
  */
 final class PublishHandler {
 

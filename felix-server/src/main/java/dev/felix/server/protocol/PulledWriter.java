@@ -12,7 +12,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * resumes it. A slow reader therefore fills its own queue in the core, where that queue's policy applies;
  * the core's writers never wait on the network.
  *
- * <p><b>Threads.</b> Event-loop confined except {@link #wake()}. Subclasses implement {@link #drain()} (write
+ * <p><b>Threads and buffers.</b> Event-loop confined except {@link #wake()}, which any thread may call. Subclasses
+ * write unpooled frames that wrap encoded bytes (a batch's shared encoding, or a fresh JSON frame); each is
+ * handed to {@code write}, after which Netty owns and releases it. Subclasses implement {@link #drain()} (write
  * what is queued while the channel is writable, flush once) and {@link #close()}.
  */
 abstract class PulledWriter extends ChannelInboundHandlerAdapter {

@@ -18,7 +18,9 @@ import java.nio.ByteBuffer;
  * admin ({@link Admin}) and cache requests ({@link CacheRequests}). Undecodable input ends the stream with
  * {@code bad_request}; a message type that makes no sense here does too.
  *
- * <p><b>Threads.</b> Event-loop confined. Does not own the frames it is given.
+ * <p><b>Threads and buffers.</b> Event-loop confined. It does not own the frames it is given: the caller
+ * ({@link ClientStreamHandler}) releases each after {@code handle} returns, so nothing here keeps a view of a frame
+ * beyond the call; decoded messages hold copies.
  */
 final class RequestDispatcher {
 

@@ -10,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What every connection and stream handler of one broker shares. Thread-safe.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe: shared by every event loop and by the shutdown path; its sets of
+ * connections and subscriptions are concurrent and {@code draining} is volatile. Touches no {@code ByteBuf}s.
  */
 public final class ServerContext {
 

@@ -15,7 +15,8 @@ import io.netty.handler.codec.quic.QuicStreamType;
  * What the handlers of one client-opened stream share: the stream, its connection, who it is authenticated
  * as, the capabilities negotiated, its {@link AckWriter}, and how to answer or end it.
  *
- * <p><b>Threads.</b> Event-loop confined (the stream's), like every handler that uses it.
+ * <p><b>Threads and buffers.</b> Event-loop confined (the stream's), like every handler that uses it. Every
+ * reply it writes is a new unpooled frame handed to {@code writeAndFlush}; Netty owns and releases it from then.
  */
 final class StreamSession {
 

@@ -19,8 +19,10 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
  * {@link PulledWriter}). Batches are written as the shared, encoded-once frame of the batch. When the
  * client stops reading (or the connection ends) the core subscription is closed.
  *
- * <p><b>Threads.</b> Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which only
- * schedule.
+ * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which
+ * the shard's thread calls and which only schedule. Batches are written as an unpooled wrapper around the batch's
+ * shared encoding (encoded once, immutable, owned by the {@code EventBatch}); Netty releases the wrapper once
+ * written, never the shared bytes.
  */
 final class SubscriptionWriter extends PulledWriter implements SubscriptionListener, LiveSubscription {
 

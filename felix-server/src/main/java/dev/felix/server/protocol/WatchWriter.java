@@ -25,7 +25,9 @@ import java.util.concurrent.CompletionException;
  * (which stops the watch). Pulled from the cache like a subscription (see {@link PulledWriter}): a slow
  * watcher fills its own queue in the cache and is ended there; the writers never wait.
  *
- * <p><b>Threads.</b> Event-loop confined except {@link #onReady()}.
+ * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onReady()}, which the cache's writer calls
+ * and which only schedules a drain; the watch handle is volatile because it is set when the cache answers. It
+ * writes new unpooled JSON frames; Netty owns and releases each once written.
  */
 final class WatchWriter extends PulledWriter implements WatchListener {
 
