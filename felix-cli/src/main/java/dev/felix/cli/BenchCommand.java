@@ -13,7 +13,7 @@ import picocli.CommandLine.Unmatched;
  * This command is reached only when {@code felix.jar} is run directly; it says where the benchmarks are.
  */
 @Command(name = "bench",
-        description = {"Benchmarks: latency, throughput, compare, watch, storage, micro.",
+        description = {"Benchmarks: latency, throughput, compare, watch, storage, micro, cluster.",
             "They run from their own jar: use the ./felix launcher, which builds and runs",
             "felix-bench/target/felix-bench.jar for 'felix bench ...'."})
 final class BenchCommand implements Callable<Integer> {
