@@ -10,7 +10,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code felix cache drop}. */
 @Command(name = "drop", mixinStandardHelpOptions = true,
-        description = "Drop a cache and its data (refused while it has watchers, unless --force).")
+        description = {"Drop a cache and its data.", "", "Refused while it has watchers, unless --force."})
 final class CacheDropCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "the cache to drop")

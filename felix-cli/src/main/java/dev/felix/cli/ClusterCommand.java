@@ -35,9 +35,10 @@ final class ClusterCommand implements Runnable {
     }
 
     @Command(name = "ca", mixinStandardHelpOptions = true,
-            description = {"Create a cluster CA: DIR/ca.pem (the certificate every node and client trusts) and"
-                    + " DIR/ca.key (its private key: nodes given --cluster-ca-key issue their own certificates"
-                    + " with it; keep it safe).", "", "Refuses to overwrite an existing CA."})
+            description = {"Create a cluster CA in DIR: ca.pem and ca.key.", "",
+                "DIR/ca.pem is the certificate every node and client trusts; DIR/ca.key its private key (nodes given"
+                    + " --cluster-ca-key issue their own certificates with it; keep it safe). Refuses to overwrite an"
+                    + " existing CA."})
     static final class Ca implements Callable<Integer> {
         @Parameters(paramLabel = "DIR", description = "Directory to write the CA into (created if missing).")
         Path dir;
@@ -62,9 +63,10 @@ final class ClusterCommand implements Runnable {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = {"Show the cluster: its members and their liveness, and for every replicated shard its"
-                    + " leader, epoch, replicas, status, high watermark and each follower's lag.", "",
-                    "Asks the --broker node, then every other member for the shards it leads."})
+            description = {"Show members, shard leaders, epochs and follower lag.", "",
+                "Members and their liveness, and for every replicated shard its leader, epoch, replicas, status, high"
+                    + " watermark and each follower's lag. Asks the --broker node, then every other member for the"
+                    + " shards it leads."})
     static final class Status implements Callable<Integer> {
         @Option(names = "--tenant", paramLabel = "TENANT", defaultValue = "${env:FELIX_TENANT:-t1}",
                 description = "Tenant to authenticate as (env FELIX_TENANT). Default: ${DEFAULT-VALUE}.")

@@ -62,7 +62,7 @@ final class DemoCommand implements Runnable {
     }
 
     @Command(name = "cluster-consistency",
-            description = {"Leader vs quorum consistency when replicas stop answering (three real node processes).",
+            description = {"Leader vs quorum when replicas stop answering (3 node processes).",
                 "",
                 "Flags: felix demo cluster-consistency --help."})
     static final class ClusterConsistency implements Callable<Integer> {
@@ -78,8 +78,7 @@ final class DemoCommand implements Runnable {
     }
 
     @Command(name = "cluster-failover",
-            description = {"A quorum record survives SIGKILL of its leader; a refused one is truncated (three real"
-                    + " node processes).",
+            description = {"A quorum record outlives its killed leader; a refused one is cut.",
                 "",
                 "Flags: felix demo cluster-failover --help."})
     static final class ClusterFailover implements Callable<Integer> {
@@ -94,8 +93,7 @@ final class DemoCommand implements Runnable {
     }
 
     @Command(name = "cluster-faults",
-            description = {"Publishers and readers on a quorum and a leader stream while nodes are killed, frozen and"
-                    + " restarted on a seeded schedule; then every promise is checked.",
+            description = {"Seeded kills, freezes, restarts under load; promises checked.",
                 "",
                 "Flags: felix demo cluster-faults --help."})
     static final class ClusterFaults implements Callable<Integer> {

@@ -36,7 +36,7 @@ final class Errors implements CommandLine.IExecutionExceptionHandler, CommandLin
     @Override
     public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parse) {
         if (e instanceof FelixClientException fe) {
-            if (cmd.getCommandSpec().userObject() instanceof PubCommand && fe.brokerMessage() != null) {
+            if (cmd.getCommandSpec().userObject() instanceof PubCommand && refusedByBroker(fe.code())) {
                 // The broker's words as they are: a refused publish (quorum_timeout, not_leader, ...).
                 cmd.getErr().println("publish failed: " + fe.brokerMessage());
             } else {
@@ -59,6 +59,17 @@ final class Errors implements CommandLine.IExecutionExceptionHandler, CommandLin
             cmd.getErr().println("(set FELIX_DEBUG=1 for a stack trace)");
         }
         return FAILED;
+    }
+
+    /**
+     * Whether {@code code} is a cluster's refusal of the publish itself, whose text is printed as the broker
+     * worded it ({@code publish failed: ...}); every other error keeps the {@code felix: code: message} form.
+     */
+    private static boolean refusedByBroker(dev.felix.wire.ErrorCode code) {
+        return switch (code) {
+            case QUORUM_TIMEOUT, NOT_LEADER, UNAVAILABLE -> true;
+            default -> false;
+        };
     }
 
     /** The client options of the command that failed, if it connects to a broker. */

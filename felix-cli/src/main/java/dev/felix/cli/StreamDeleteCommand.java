@@ -10,7 +10,7 @@ import picocli.CommandLine.Parameters;
 
 /** {@code felix stream delete}. */
 @Command(name = "delete", mixinStandardHelpOptions = true,
-        description = "Delete a stream and its data (refused while it has subscribers, unless --force).")
+        description = {"Delete a stream and its data.", "", "Refused while it has subscribers, unless --force."})
 final class StreamDeleteCommand implements Callable<Integer> {
 
     @Parameters(paramLabel = "TENANT/NAMESPACE/STREAM", description = "the stream to delete")

@@ -67,12 +67,12 @@ class CliOptionsModelTest {
                 assertThat(String.join(" ", o.description())).as(c.qualifiedName() + " " + o.longestName())
                         .contains("Default: ");
                 assertThat(o.paramLabel()).as(c.qualifiedName() + " " + o.longestName() + " label")
-                        .matches("[A-Z0-9_:/=\\[\\]]+");
+                        .matches("[A-Z0-9_:/=\\[\\],.]+");
             }
             for (PositionalParamSpec p : c.positionalParameters()) {
                 assertThat(String.join(" ", p.description())).as(c.qualifiedName() + " " + p.paramLabel())
                         .isNotBlank();
-                assertThat(p.paramLabel()).matches("[A-Z0-9_:/=\\[\\]]+");
+                assertThat(p.paramLabel()).matches("[A-Z0-9_:/=\\[\\],.]+");
             }
         }
     }
@@ -93,7 +93,9 @@ class CliOptionsModelTest {
                 }
                 for (CommandLine.ITypeConverter<?> conv : converters) {
                     Object sample = sample(conv);
-                    Class<?> type = boxes.getOrDefault(a.type(), a.type());
+                    // A list option (--broker a,b,c) converts each element: the element type must fit.
+                    Class<?> field = a.isMultiValue() ? a.auxiliaryTypes()[0] : a.type();
+                    Class<?> type = boxes.getOrDefault(field, field);
                     assertThat(sample).as(what + ": converter output fits the field").isInstanceOf(type);
                 }
             }
@@ -101,7 +103,7 @@ class CliOptionsModelTest {
     }
 
     private static Object sample(CommandLine.ITypeConverter<?> conv) throws Exception {
-        for (String s : List.of("1", "1s", "latest", "on_commit", "memory", "127.0.0.1:1", "00".repeat(32))) {
+        for (String s : List.of("1", "1s", "latest", "on_commit", "memory", "quorum", "127.0.0.1:1", "00".repeat(32))) {
             try {
                 return conv.convert(s);
             } catch (CommandLine.TypeConversionException e) {

@@ -82,9 +82,22 @@ final class Launcher {
         return start(command);
     }
 
+    /**
+     * This test run's class path without other modules' test classes (felix-server's test fixtures): the
+     * command runs what felix.jar holds, and a second logback-test.xml would make logback print its
+     * configuration status on the command's standard output.
+     */
+    private static String productClassPath() {
+        String own = java.nio.file.Path.of("target", "test-classes").toAbsolutePath().toString();
+        return java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(e -> !e.endsWith("test-classes") || java.nio.file.Path.of(e).toAbsolutePath().toString().equals(own))
+                .filter(e -> !e.contains("felix-server") || !e.endsWith("-tests.jar"))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+    }
+
     private Process start(List<String> command) throws IOException {
         ProcessBuilder b = new ProcessBuilder(command).directory(workDir.toFile());
-        b.environment().put("FELIX_CLASSPATH", System.getProperty("java.class.path"));
+        b.environment().put("FELIX_CLASSPATH", productClassPath());
         b.environment().put("FELIX_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         b.environment().put("FELIX_LOG_LEVEL", "warn");
         for (String k : List.of("FELIX_BROKER", "FELIX_CA", "FELIX_TOKEN", "FELIX_CONFIG", "FELIX_DATA_DIR")) {

@@ -72,7 +72,7 @@ final class WatchFanout {
         }
         if (from > visible) {
             result.completeExceptionally(new FelixError(ErrorCode.CURSOR_IN_FUTURE, "offset " + from
-                    + " is past the tail of cache " + label + " (next offset " + visible + ")", visible)
+                    + " is past the tail of cache " + label + "; the next offset is " + visible, visible)
                     .toException());
             return;
         }

@@ -296,7 +296,7 @@ final class ShardFanout {
         }
         if (from > next) {
             result.completeExceptionally(new FelixError(ErrorCode.CURSOR_IN_FUTURE,
-                    "offset " + from + " is past the tail of " + label + " (next offset " + next + ")",
+                    "offset " + from + " is past the tail of " + label + "; the next offset is " + next,
                     next).toException());
             return;
         }
