@@ -67,11 +67,12 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = (QuicStreamChannel) ctx.channel();
-        channel.writeAndFlush(ClientFrames.encode(new Message.Auth(config.tenant, config.token, Capabilities.ALL)));
+        channel.writeAndFlush(ClientFrames.encode(new Message.Auth(config.tenant, config.token, Capabilities.ALL,
+                Capabilities.EXT_ALL)));
         ctx.fireChannelActive();
     }
 
-    /** Capabilities both sides support on this stream. */
+    /** Capabilities both sides support on this stream (both words, {@link Capabilities#combine}). */
     int negotiated() {
         return negotiated;
     }
@@ -133,7 +134,7 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         if (!authenticated) {
             if (payload instanceof Message.AuthOk ok) {
                 authenticated = true;
-                negotiated = Capabilities.negotiate(Capabilities.ALL, ok.serverFlags());
+                negotiated = Capabilities.negotiate(Capabilities.ALL_WORDS, ok.capabilities());
                 ready.complete(this);
             } else if (payload instanceof Message.Ok) {
                 authenticated = true; // an upstream broker that predates capability negotiation
