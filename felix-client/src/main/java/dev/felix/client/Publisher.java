@@ -87,6 +87,11 @@ public final class Publisher implements AutoCloseable {
         return stream;
     }
 
+    /** The stream this publisher writes on (tests: its flush counters). */
+    FrameStream frames() {
+        return frames;
+    }
+
     /** Publishes one event and waits for the acknowledgement. */
     public PublishAck publish(byte[] payload) {
         return await(publishAsync(null, payload));
