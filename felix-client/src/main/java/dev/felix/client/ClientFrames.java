@@ -48,6 +48,11 @@ final class ClientFrames {
         return toException(ended.code(), ended.message(), -1, null);
     }
 
+    /** The exception a publish result's error stands for. */
+    static FelixClientException toException(dev.felix.wire.BinaryPublishResult error) {
+        return toException(error.code(), error.message(), -1, null);
+    }
+
     static FelixClientException toException(Message.PublishError error) {
         return toException(error.code(), error.message(), -1, error.leader());
     }

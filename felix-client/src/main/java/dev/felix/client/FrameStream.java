@@ -12,10 +12,16 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.quic.QuicChannel;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
+import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A client-opened bidirectional stream speaking Felix frames: it sends {@code auth} (asking for every
@@ -23,10 +29,17 @@ import java.util.concurrent.CompletableFuture;
  * frame to its {@link Listener}. Runs on the connection's event loop.
  *
  * <p><b>Threads and buffers.</b> Inbound callbacks run on the connection's event loop; {@code write},
- * {@code finish} and {@code close} may be called from any thread (Netty moves the write onto the event loop). A
- * frame passed to {@code write} belongs to the channel from then on. Each inbound frame arrives retained from
+ * {@code finish} and {@code close} may be called from any thread (see below). A frame passed to {@code write}
+ * belongs to this stream from then on (queued, then the channel's). Each inbound frame arrives retained from
  * {@code FrameDecoder} and is released here right after decoding, so the listener only ever sees decoded
  * copies.
+ *
+ * <p><b>Coalesced flushes.</b> {@link #write} may be called from any thread. It queues the frame and, unless a
+ * flush is already pending, schedules one task on the event loop that writes every queued frame and flushes
+ * once. A lone write is flushed by the next event-loop task (no timer, so no added latency at low rates);
+ * writes made while that task is pending join it, so at high rates many frames share one flush and QUIC
+ * packs them into full packets instead of sending one packet per publish. Order is kept: frames leave in the
+ * order they were queued, and {@link #finish}/{@link #close} run after everything queued before them.
  */
 final class FrameStream extends ChannelInboundHandlerAdapter {
 
@@ -47,6 +60,17 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
     private boolean ended;
     /** This client finished or closed the stream itself. */
     private volatile boolean closedHere;
+
+    /** A frame queued by {@link #write} and the promise its writer holds; the frame is owned by the queue. */
+    private record Outgoing(ByteBuf frame, ChannelPromise promise) {
+    }
+
+    private final Queue<Outgoing> outbox = new ConcurrentLinkedQueue<>();
+    /** Whether a {@link #drain} task is scheduled and has not started yet. */
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** Frames written through {@link #write}, and the flushes that carried them (tests compare the two). */
+    final LongAdder framesWritten = new LongAdder();
+    final LongAdder flushes = new LongAdder();
 
     private FrameStream(ClientConfig config, Listener listener) {
         this.config = config;
@@ -73,11 +97,12 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = (QuicStreamChannel) ctx.channel();
-        channel.writeAndFlush(ClientFrames.encode(new Message.Auth(config.tenant, config.token, Capabilities.ALL)));
+        channel.writeAndFlush(ClientFrames.encode(new Message.Auth(config.tenant, config.token, Capabilities.ALL,
+                Capabilities.EXT_ALL)));
         ctx.fireChannelActive();
     }
 
-    /** Capabilities both sides support on this stream. */
+    /** Capabilities both sides support on this stream (both words, {@link Capabilities#combine}). */
     int negotiated() {
         return negotiated;
     }
@@ -91,23 +116,66 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
     }
 
     ChannelFuture write(WirePayload payload) {
-        return channel.writeAndFlush(ClientFrames.encode(payload));
+        return write(ClientFrames.encode(payload));
     }
 
-    /** Writes an encoded frame; ownership of {@code frame} passes to the channel. */
+    /**
+     * Queues an encoded frame for the next flush (see the class comment); ownership of {@code frame} passes to
+     * this stream. Any thread. The future completes when the frame is written, or fails if it cannot be.
+     */
     ChannelFuture write(ByteBuf frame) {
-        return channel.writeAndFlush(frame);
+        ChannelPromise promise = channel.newPromise();
+        outbox.add(new Outgoing(frame, promise));
+        framesWritten.increment();
+        // Queue first, then claim the task: a writer that finds a task pending knows it has not drained yet
+        // (drain clears the flag before it polls), so that task will take this frame.
+        if (drainScheduled.compareAndSet(false, true)) {
+            onLoop(this::drain);
+        }
+        return promise;
+    }
+
+    /** Event loop: writes every queued frame, then flushes once. */
+    private void drain() {
+        drainScheduled.set(false);
+        int n = 0;
+        for (Outgoing o; (o = outbox.poll()) != null; n++) {
+            channel.write(o.frame(), o.promise()); // a closed channel fails the promise and releases the frame
+        }
+        if (n > 0) {
+            channel.flush();
+            flushes.increment();
+        }
+    }
+
+    /** Runs {@code task} on the event loop; if it is gone, fails (and releases) what is queued instead. */
+    private void onLoop(Runnable task) {
+        try {
+            channel.eventLoop().execute(task);
+        } catch (RejectedExecutionException e) {
+            for (Outgoing o; (o = outbox.poll()) != null; ) {
+                o.frame().release();
+                o.promise().tryFailure(e);
+            }
+        }
     }
 
     /** Finishes our side of the stream (FIN), after what was written; see {@link StreamEnds}. */
     void finish() {
         closedHere = true;
-        StreamEnds.finish(channel);
+        onLoop(() -> {
+            drain();
+            StreamEnds.finish(channel);
+        });
     }
 
+    /** Closes the stream, after what was written. */
     void close() {
         closedHere = true;
-        channel.close();
+        onLoop(() -> {
+            drain();
+            channel.close();
+        });
     }
 
     /**
@@ -139,7 +207,7 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         if (!authenticated) {
             if (payload instanceof Message.AuthOk ok) {
                 authenticated = true;
-                negotiated = Capabilities.negotiate(Capabilities.ALL, ok.serverFlags());
+                negotiated = Capabilities.negotiate(Capabilities.ALL_WORDS, ok.capabilities());
                 ready.complete(this);
             } else if (payload instanceof Message.Ok) {
                 authenticated = true; // an upstream broker that predates capability negotiation

@@ -2,7 +2,11 @@ package dev.felix.client;
 
 import dev.felix.wire.ErrorCode;
 import dev.felix.wire.AckMode;
+import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.BinaryPublishBatch;
+import dev.felix.wire.BinaryPublishResult;
+import dev.felix.wire.BinaryRoutedPublishBatch;
+import dev.felix.wire.Capabilities;
 import dev.felix.wire.Message;
 import dev.felix.wire.WirePayload;
 import io.netty.channel.ChannelFuture;
@@ -29,7 +33,9 @@ import java.util.concurrent.atomic.LongAdder;
  * which completes the futures.
  *
  * <p>Acknowledged publishes ({@code publish*}) complete when the broker accepted them at the stream's
- * durability point and report their offsets; unacknowledged ones ({@code send*}) complete when written
+ * durability point and report their offsets. They travel as routed binary batches ({@code 0x0029}, answered
+ * by a binary publish result) to a broker that negotiated {@link Capabilities#ROUTED_BINARY_PUBLISH}, else as
+ * JSON {@code publish} / {@code publish_batch}; unacknowledged ones ({@code send*}) complete when written
  * to the connection. Both wait when the {@code client_publish_queue} budget is used up
  * ({@link ClientConfig.Builder#publishInflightBytes}). Thread-safe.
  */
@@ -87,6 +93,11 @@ public final class Publisher implements AutoCloseable {
         return stream;
     }
 
+    /** The stream this publisher writes on (tests: its flush counters). */
+    FrameStream frames() {
+        return frames;
+    }
+
     /** Publishes one event and waits for the acknowledgement. */
     public PublishAck publish(byte[] payload) {
         return await(publishAsync(null, payload));
@@ -111,18 +122,14 @@ public final class Publisher implements AutoCloseable {
     public CompletableFuture<PublishAck> publishAsync(String key, byte[] payload) {
         checkSize(payload.length);
         long id = requestIds.incrementAndGet();
-        return acked(id, payload.length, 1,
-                new Message.Publish(stream.tenant(), stream.namespace(), stream.stream(), payload, id,
-                        AckMode.PER_MESSAGE, key, null));
+        return acked(id, payload.length, 1, request(id, AckMode.PER_MESSAGE, key, null, payload, null));
     }
 
     /** Publishes one event to shard {@code shard} (the cluster SDK routes each shard to its leader). */
     CompletableFuture<PublishAck> publishToShardAsync(int shard, byte[] payload) {
         checkSize(payload.length);
         long id = requestIds.incrementAndGet();
-        return acked(id, payload.length, 1,
-                new Message.Publish(stream.tenant(), stream.namespace(), stream.stream(), payload, id,
-                        AckMode.PER_MESSAGE, null, shard));
+        return acked(id, payload.length, 1, request(id, AckMode.PER_MESSAGE, null, shard, payload, null));
     }
 
     /** Publishes a batch to the shard chosen by {@code key} (null: round-robin). */
@@ -132,9 +139,22 @@ public final class Publisher implements AutoCloseable {
         }
         checkSize(sum(payloads));
         long id = requestIds.incrementAndGet();
-        return acked(id, sum(payloads), payloads.size(),
-                new Message.PublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads, id,
-                        AckMode.PER_BATCH, key, null));
+        return acked(id, sum(payloads), payloads.size(), request(id, AckMode.PER_BATCH, key, null, null, payloads));
+    }
+
+    /**
+     * The request of an acknowledged publish of {@code single} or {@code batch}: a routed binary batch when the
+     * broker negotiated it (no base64, offsets in a fixed layout), else the JSON message.
+     */
+    private WirePayload request(long id, AckMode mode, String key, Integer shard, byte[] single, List<byte[]> batch) {
+        if (Capabilities.has(frames.negotiated(), Capabilities.ROUTED_BINARY_PUBLISH)) {
+            return new BinaryRoutedPublishBatch(id, mode, key, shard, new BinaryPublishBatch(stream.tenant(),
+                    stream.namespace(), stream.stream(), single != null ? List.of(single) : batch));
+        }
+        return single != null
+                ? new Message.Publish(stream.tenant(), stream.namespace(), stream.stream(), single, id, mode, key, shard)
+                : new Message.PublishBatch(stream.tenant(), stream.namespace(), stream.stream(), batch, id, mode, key,
+                        shard);
     }
 
     /** Sends one event without waiting for an acknowledgement; completes when written. */
@@ -285,7 +305,21 @@ public final class Publisher implements AutoCloseable {
     }
 
     private void onReply(WirePayload payload) {
-        if (payload instanceof Message.PublishOk ok) {
+        if (payload instanceof BinaryPublishResult result) {
+            if (result.isOk()) {
+                complete(result.requestId(), new PublishAck(result.shard(), result.firstOffset(), result.count()), null);
+            } else {
+                complete(result.requestId(), null, ClientFrames.toException(result));
+            }
+        } else if (payload instanceof BinaryPublishAck ack) {
+            // only ever an answer to 0x0009, which this SDK does not send; read it as upstream means it
+            Pending p = pending.get(ack.requestId());
+            if (ack.status() == BinaryPublishAck.Status.OK) {
+                complete(ack.requestId(), new PublishAck(-1, -1, p != null ? p.count : 0), null);
+            } else {
+                complete(ack.requestId(), null, new FelixClientException(ErrorCode.INTERNAL, ack.message()));
+            }
+        } else if (payload instanceof Message.PublishOk ok) {
             Pending p = pending.get(ok.requestId());
             int count = ok.count() != null ? ok.count() : (p != null ? p.count : 0);
             complete(ok.requestId(), new PublishAck(ok.shard() != null ? ok.shard() : -1,

@@ -173,6 +173,54 @@ final class BinaryCodec {
         return new BinaryAckedPublishBatch(prefix.requestId(), prefix.ackMode(), batch);
     }
 
+    static BinaryRoutedPublishBatch decodeRoutedPublishBatch(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "routed publish batch");
+        AckedPublishPrefix prefix = readPrefix(r);
+        int route = r.u8("route");
+        String key = null;
+        Integer shard = null;
+        if (route == BinaryRoutedPublishBatch.ROUTE_KEY) {
+            key = r.str16("key");
+        } else if (route == BinaryRoutedPublishBatch.ROUTE_SHARD) {
+            shard = (int) r.u32("shard");
+        } else if (route != BinaryRoutedPublishBatch.ROUTE_ANY) {
+            throw new WireException(WireError.BAD_FIELD, "routed publish batch: route " + route
+                + " at offset 9 is not 0 (any shard), 1 (key) or 2 (shard)");
+        }
+        BinaryPublishBatch batch = readPublishBody(r);
+        r.end();
+        return new BinaryRoutedPublishBatch(prefix.requestId(), prefix.ackMode(), key, shard, batch);
+    }
+
+    static BinaryPublishResult decodePublishResult(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "publish result");
+        int status = r.u8("status");
+        if (status > 1) {
+            throw new WireException(WireError.BAD_FIELD, "publish result: status " + status
+                + " at offset 0 is not 0 (ok) or 1 (error)");
+        }
+        long requestId = r.u64("request_id");
+        BinaryPublishResult result;
+        if (status == 0) {
+            long firstOffset = r.u64("first_offset");
+            int count = (int) r.u32("count");
+            int shard = (int) r.u32("shard");
+            result = BinaryPublishResult.ok(requestId, firstOffset, count, shard);
+        } else {
+            int codeLength = r.u8("code_len");
+            if (codeLength == 0) {
+                throw new WireException(WireError.BAD_FIELD, "publish result: code_len is 0 at offset 9");
+            }
+            String code = Utf8.decode(r.bytes(codeLength, "code"), 0, codeLength, "publish result: code");
+            int messageLength = r.u16("message_len");
+            String message = Utf8.decode(r.bytes(messageLength, "message"), 0, messageLength,
+                "publish result: message");
+            result = BinaryPublishResult.error(requestId, code, message);
+        }
+        r.end();
+        return result;
+    }
+
     static BinaryPublishAck decodePublishAck(ByteBuffer payload) throws WireException {
         Reader r = new Reader(payload, "publish ack");
         r.need(BinaryPublishAck.FIXED_LENGTH, "header");
@@ -250,6 +298,10 @@ final class BinaryCodec {
                 return decodeAckedPublishBatch(payload);
             case PUBLISH_ACK:
                 return decodePublishAck(payload);
+            case ROUTED_PUBLISH_BATCH:
+                return decodeRoutedPublishBatch(payload);
+            case PUBLISH_RESULT:
+                return decodePublishResult(payload);
             case EVENT_BATCH:
             case EVENT_BATCH_WITH_OFFSET:
                 return decodeEventBatch(flags, payload);
@@ -290,6 +342,14 @@ final class BinaryCodec {
         return len;
     }
 
+    /** Bytes of the route of a routed publish after its route byte, the byte included. */
+    private static long routeLength(BinaryRoutedPublishBatch r) {
+        if (r.key() != null) {
+            return 1 + 2 + name(r.key(), "key").length;
+        }
+        return r.shard() != null ? 1 + 4 : 1;
+    }
+
     /** Truncates to at most {@link BinaryPublishAck#MAX_MESSAGE_BYTES} on a UTF-8 character boundary. */
     static byte[] ackMessage(String message) {
         if (message == null) {
@@ -321,6 +381,14 @@ final class BinaryCodec {
     }
 
     private static long payloadLength(BinaryPayload p, byte[][] names, byte[] message) {
+        if (p instanceof BinaryRoutedPublishBatch r) {
+            return AckedPublishPrefix.LENGTH + routeLength(r)
+                + publishBodyLength(names != null ? names : names(r.batch()), r.batch().payloads());
+        }
+        if (p instanceof BinaryPublishResult r) {
+            return r.isOk() ? BinaryPublishResult.OK_LENGTH
+                : 9L + 1 + Utf8.encode(r.code(), "code").length + 2 + Utf8.encode(r.message(), "message").length;
+        }
         if (p instanceof BinaryPublishBatch b) {
             return publishBodyLength(names != null ? names : names(b), b.payloads());
         }
@@ -371,6 +439,48 @@ final class BinaryCodec {
             byte[][] a = s.payloads().toArray(new byte[0][]);
             EventBatchEncoder.encode(dst, s.frameFlags(), false, 0, s.baseOffset() != null,
                 s.baseOffset() == null ? 0 : s.baseOffset(), a, 0, a.length);
+            return;
+        }
+        if (p instanceof BinaryRoutedPublishBatch r) {
+            byte[][] names = names(r.batch());
+            long payloadLength = payloadLength(r, names, null);
+            if (dst.remaining() < checkedLength(payloadLength)) {
+                throw new BufferOverflowException();
+            }
+            FrameHeader.write(dst, r.frameFlags(), (int) payloadLength);
+            BigEndian.put64(dst, r.requestId());
+            BigEndian.put8(dst, r.ackMode().code());
+            BigEndian.put8(dst, r.route());
+            if (r.key() != null) {
+                byte[] key = name(r.key(), "key");
+                BigEndian.put16(dst, key.length);
+                dst.put(key);
+            } else if (r.shard() != null) {
+                BigEndian.put32(dst, r.shard());
+            }
+            writePublishBody(dst, names, r.batch().payloads());
+            return;
+        }
+        if (p instanceof BinaryPublishResult r) {
+            long payloadLength = payloadLength(r, null, null);
+            if (dst.remaining() < checkedLength(payloadLength)) {
+                throw new BufferOverflowException();
+            }
+            FrameHeader.write(dst, r.frameFlags(), (int) payloadLength);
+            BigEndian.put8(dst, r.isOk() ? 0 : 1);
+            BigEndian.put64(dst, r.requestId());
+            if (r.isOk()) {
+                BigEndian.put64(dst, r.firstOffset());
+                BigEndian.put32(dst, r.count());
+                BigEndian.put32(dst, r.shard());
+            } else {
+                byte[] code = Utf8.encode(r.code(), "code");
+                byte[] message = Utf8.encode(r.message(), "message");
+                BigEndian.put8(dst, code.length);
+                dst.put(code);
+                BigEndian.put16(dst, message.length);
+                dst.put(message);
+            }
             return;
         }
         byte[][] names = null;

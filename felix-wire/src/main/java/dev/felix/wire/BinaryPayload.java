@@ -7,5 +7,5 @@ package dev.felix.wire;
  */
 public sealed interface BinaryPayload extends WirePayload
     permits BinaryPublishBatch, BinaryAckedPublishBatch, BinaryPublishAck, BinaryEventBatch,
-    BinarySharedEventBatch, BinaryMuxEventBatch {
+    BinarySharedEventBatch, BinaryMuxEventBatch, BinaryRoutedPublishBatch, BinaryPublishResult {
 }

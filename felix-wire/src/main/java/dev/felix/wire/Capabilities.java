@@ -65,14 +65,32 @@ public final class Capabilities {
      */
     public static final int SUBSCRIPTION_MUX = FrameFlags.MUX_DELIVERY;
 
+    /**
+     * Where the second capability word ({@code auth.client_flags_ext} / {@code auth_ok.server_flags_ext}, a
+     * u16 each) sits in a capability set: bits 16-31. The first word has no bit left, so extensions from
+     * {@link #ROUTED_BINARY_PUBLISH} on are advertised there. A peer that sent no second word has none of them.
+     */
+    public static final int EXT_SHIFT = 16;
+    /**
+     * Second word bit {@code 0x0001}: the routed acked binary publish {@code 0x0029}
+     * ({@link BinaryRoutedPublishBatch}: the publish names its key or shard) and its reply, the publish
+     * result {@code 0x0030} ({@link BinaryPublishResult}: first offset, count and shard, or an error with its
+     * code). A client sends {@code 0x0029} only to a broker that advertised it.
+     */
+    public static final int ROUTED_BINARY_PUBLISH = 0x0001 << EXT_SHIFT;
+
     /** The upstream frame-flag part of a capability word. */
     public static final int FRAME_FLAG_MASK = FrameFlags.KNOWN;
     /** Bits kept free for upstream frame flags. */
     public static final int RESERVED_UPSTREAM = 0x00C0;
     /** All extension bits defined here. */
     public static final int EXTENSION_MASK = 0x7F00;
-    /** Everything this codec understands; what a current broker advertises and a current client asks for. */
+    /** Everything this codec understands in the first word; what a current broker advertises in {@code server_flags}. */
     public static final int ALL = FRAME_FLAG_MASK | EXTENSION_MASK;
+    /** Everything this codec understands in the second word ({@code client_flags_ext} / {@code server_flags_ext}). */
+    public static final int EXT_ALL = ROUTED_BINARY_PUBLISH >>> EXT_SHIFT;
+    /** Both words: the whole capability set of a current peer. */
+    public static final int ALL_WORDS = combine(ALL, EXT_ALL);
 
     private Capabilities() {
     }
@@ -84,10 +102,26 @@ public final class Capabilities {
 
     /**
      * The capabilities in force on a stream: the bits both sides have. Pass
-     * {@link FrameFlags#ORIGINAL_V1} for a side that advertised nothing.
+     * {@link FrameFlags#ORIGINAL_V1} for a side that advertised nothing. Works on whole capability sets
+     * ({@link #combine}) as on first words alone.
      */
     public static int negotiate(int clientFlags, int serverFlags) {
-        return clientFlags & serverFlags & ALL;
+        return clientFlags & serverFlags & ALL_WORDS;
+    }
+
+    /** The capability set of a first word and a second word (each a u16). */
+    public static int combine(int flags, int ext) {
+        return (flags & 0xFFFF) | ((ext & 0xFFFF) << EXT_SHIFT);
+    }
+
+    /** The first word ({@code client_flags} / {@code server_flags}) of a capability set. */
+    public static int firstWord(int capabilities) {
+        return capabilities & 0xFFFF;
+    }
+
+    /** The second word ({@code client_flags_ext} / {@code server_flags_ext}) of a capability set. */
+    public static int secondWord(int capabilities) {
+        return capabilities >>> EXT_SHIFT;
     }
 
     /** The frame-flag part ({@code 0x003F}) of a capability word. */
@@ -222,9 +256,11 @@ public final class Capabilities {
         String[] names = {
             "BINARY_PUBLISH_BATCH", "BINARY_EVENT_BATCH", "BINARY_EVENT_BATCH_SHARED",
             "BINARY_PUBLISH_ACKED", "BINARY_PUBLISH_ACK", "EVENT_BATCH_OFFSETS", null, null,
-            "ERROR_CODES", "GAP_NOTICES", "SHARDS", "ADMIN", "CACHE_EXT", "CLUSTER"};
-        StringJoiner j = new StringJoiner("|", String.format("0x%04X[", flags & 0xFFFF), "]");
-        for (int bit = 0; bit < 16; bit++) {
+            "ERROR_CODES", "GAP_NOTICES", "SHARDS", "ADMIN", "CACHE_EXT", "CLUSTER", null, null,
+            "ROUTED_BINARY_PUBLISH"};
+        StringJoiner j = new StringJoiner("|", (flags >>> EXT_SHIFT) != 0 ? String.format("0x%08X[", flags)
+            : String.format("0x%04X[", flags & 0xFFFF), "]");
+        for (int bit = 0; bit < 32; bit++) {
             if ((flags & (1 << bit)) != 0) {
                 String n = bit < names.length ? names[bit] : null;
                 j.add(n != null ? n : String.format("0x%04X", 1 << bit));

@@ -17,7 +17,15 @@ package dev.felix.wire;
  *  0x0004  shared event batch                       B to C      {@link BinarySharedEventBatch}
  *  0x0024  ... with base_offset (0x04|0x20)         B to C      {@link BinarySharedEventBatch}
  *  0x8024  multiplexed shared event batch           B to C      {@link BinaryMuxEventBatch}
+ *  0x0029  routed acked publish batch (0x09|0x20)   C to B      {@link BinaryRoutedPublishBatch}
+ *  0x0030  publish result (0x10|0x20)               B to C      {@link BinaryPublishResult}
  * </pre>
+ *
+ * <p>{@code 0x0029} and {@code 0x0030} are this project's extension
+ * ({@link Capabilities#ROUTED_BINARY_PUBLISH}): {@link #EVENT_BATCH_OFFSETS} ("with offsets") on the acked
+ * publish and its ack — the request names its shard or key and asks for its offsets, the reply carries
+ * them. A client sends {@code 0x0029} only to a broker that advertised the capability, and the broker
+ * sends {@code 0x0030} only in reply to {@code 0x0029}.
  *
  * <p>{@code 0x8000} ({@link #MUX_DELIVERY}) is this project's extension: a shared event batch for a list of
  * subscription channels on one multiplexed session stream. It is only sent to a peer that advertised the
@@ -45,7 +53,10 @@ public final class FrameFlags {
     public static final int BINARY_PUBLISH_ACKED = 0x0008;
     /** B to C: the payload is a binary publish ack. */
     public static final int BINARY_PUBLISH_ACK = 0x0010;
-    /** B to C: modifier on the event batches; adds a u64 {@code base_offset}. */
+    /**
+     * B to C: modifier on the event batches; adds a u64 {@code base_offset}. Also (extension) on the acked
+     * publish batch and the publish ack: the routed publish {@code 0x0029} and its result {@code 0x0030}.
+     */
     public static final int EVENT_BATCH_OFFSETS = 0x0020;
     /**
      * B to C (extension): modifier on {@link #BINARY_EVENT_BATCH_SHARED} with {@link #EVENT_BATCH_OFFSETS}; the

@@ -158,14 +158,16 @@ final class JsonCatalog {
 
     static {
         put(MessageType.AUTH, JsonSchema.<Message.Auth>of("auth",
-            v -> new Message.Auth(v.str(0), v.str(1), v.optInt(2)),
+            v -> new Message.Auth(v.str(0), v.str(1), v.optInt(2), v.optInt(3)),
             req("tenant_id", STR, Message.Auth::tenantId),
             req("token", STR, Message.Auth::token),
-            opt("client_flags", U16, Message.Auth::clientFlags)));
+            opt("client_flags", U16, Message.Auth::clientFlags),
+            opt("client_flags_ext", U16, Message.Auth::clientFlagsExt)));
 
         put(MessageType.AUTH_OK, JsonSchema.<AuthOk>of("auth_ok",
-            v -> new AuthOk(v.u32(0)),
-            req("server_flags", U16, AuthOk::serverFlags)));
+            v -> new AuthOk(v.u32(0), v.optInt(1)),
+            req("server_flags", U16, AuthOk::serverFlags),
+            opt("server_flags_ext", U16, AuthOk::serverFlagsExt)));
 
         put(MessageType.PUBLISH, JsonSchema.<Publish>of("publish",
             v -> new Publish(v.str(0), v.str(1), v.str(2), v.bytes(3), v.optU64(4), (AckMode) v.get(5),

@@ -58,13 +58,30 @@ public sealed interface Message extends WirePayload {
      * @param token       bearer token (JWT)
      * @param clientFlags u16 {@linkplain Capabilities capability word}, or null for a legacy client
      */
-    record Auth(String tenantId, String token, Integer clientFlags) implements Message {
+    record Auth(String tenantId, String token, Integer clientFlags, Integer clientFlagsExt) implements Message {
         public Auth {
             Objects.requireNonNull(tenantId, "tenant_id");
             Objects.requireNonNull(token, "token");
             if (clientFlags != null) {
                 u16(clientFlags, "client_flags");
             }
+            if (clientFlagsExt != null) {
+                u16(clientFlagsExt, "client_flags_ext");
+            }
+        }
+
+        /** Without the second capability word (what every client before it sent). */
+        public Auth(String tenantId, String token, Integer clientFlags) {
+            this(tenantId, token, clientFlags, null);
+        }
+
+        /**
+         * The client's whole capability set ({@link Capabilities#combine}): {@code client_flags} (or
+         * {@link FrameFlags#ORIGINAL_V1} when absent) and {@code client_flags_ext}.
+         */
+        public int capabilities() {
+            return Capabilities.combine(clientFlags != null ? clientFlags : FrameFlags.ORIGINAL_V1,
+                clientFlagsExt != null ? clientFlagsExt : 0);
         }
 
         @Override
@@ -75,18 +92,35 @@ public sealed interface Message extends WirePayload {
         @Override
         public String toString() {
             return "Auth[tenantId=" + tenantId + ", token=<" + token.length() + " chars>, clientFlags="
-                + (clientFlags == null ? "null" : Capabilities.describe(clientFlags)) + "]";
+                + (clientFlags == null ? "null" : Capabilities.describe(clientFlags))
+                + (clientFlagsExt == null ? "" : ", clientFlagsExt=" + String.format("0x%04X", clientFlagsExt)) + "]";
         }
     }
 
     /**
-     * {@code auth_ok} (B to C): reply to an {@code auth} that carried {@code client_flags}. Keys: {@code server_flags}.
+     * {@code auth_ok} (B to C): reply to an {@code auth} that carried {@code client_flags}. Keys:
+     * {@code server_flags}, {@code server_flags_ext?} (only in reply to an {@code auth} that carried
+     * {@code client_flags_ext}).
      *
-     * @param serverFlags u16 capability word the broker supports
+     * @param serverFlags    u16 capability word the broker supports
+     * @param serverFlagsExt u16 second capability word ({@link Capabilities#EXT_ALL}), or null
      */
-    record AuthOk(int serverFlags) implements Message {
+    record AuthOk(int serverFlags, Integer serverFlagsExt) implements Message {
         public AuthOk {
             u16(serverFlags, "server_flags");
+            if (serverFlagsExt != null) {
+                u16(serverFlagsExt, "server_flags_ext");
+            }
+        }
+
+        /** Without the second capability word (what every broker before it sent). */
+        public AuthOk(int serverFlags) {
+            this(serverFlags, null);
+        }
+
+        /** The broker's whole capability set ({@link Capabilities#combine}). */
+        public int capabilities() {
+            return Capabilities.combine(serverFlags, serverFlagsExt != null ? serverFlagsExt : 0);
         }
 
         @Override

@@ -1,7 +1,7 @@
 package dev.felix.wire;
 
 /**
- * The valid values of the frame {@code flags} field (wire v1's eight plus the multiplexed event batch), i.e. the payload layouts of wire v1, with
+ * The valid values of the frame {@code flags} field (wire v1's eight plus this project's multiplexed event batch, routed publish and publish result), i.e. the payload layouts of wire v1, with
  * the direction each may travel in. See {@link FrameFlags} for the table.
  */
 public enum PayloadKind {
@@ -11,6 +11,10 @@ public enum PayloadKind {
     PUBLISH_BATCH(0x0001, Direction.CLIENT_TO_BROKER),
     /** {@code 0x0009}: {@link BinaryAckedPublishBatch}, client to broker. */
     ACKED_PUBLISH_BATCH(0x0009, Direction.CLIENT_TO_BROKER),
+    /** {@code 0x0029}: {@link BinaryRoutedPublishBatch} (extension), client to broker. */
+    ROUTED_PUBLISH_BATCH(0x0029, Direction.CLIENT_TO_BROKER),
+    /** {@code 0x0030}: {@link BinaryPublishResult} (extension), broker to client. */
+    PUBLISH_RESULT(0x0030, Direction.BROKER_TO_CLIENT),
     /** {@code 0x0010}: {@link BinaryPublishAck}, broker to client. */
     PUBLISH_ACK(0x0010, Direction.BROKER_TO_CLIENT),
     /** {@code 0x0002}: {@link BinaryEventBatch} without base offset, broker to client. */
@@ -81,6 +85,8 @@ public enum PayloadKind {
             case 0x0001: return PUBLISH_BATCH;
             case 0x0009: return ACKED_PUBLISH_BATCH;
             case 0x0010: return PUBLISH_ACK;
+            case 0x0029: return ROUTED_PUBLISH_BATCH;
+            case 0x0030: return PUBLISH_RESULT;
             case 0x0002: return EVENT_BATCH;
             case 0x0022: return EVENT_BATCH_WITH_OFFSET;
             case 0x0004: return SHARED_EVENT_BATCH;

@@ -187,6 +187,20 @@ public final class WireCodec {
         return BinaryCodec.decodeAckedPublishBatch(payload);
     }
 
+    /**
+     * Decodes a whole {@code 0x0029} payload (extension). Its first 9 bytes are the prefix
+     * {@link #decodeAckedPublishPrefix} reads, so a broker can answer a body it cannot read.
+     * See {@link BinaryRoutedPublishBatch}.
+     */
+    public static BinaryRoutedPublishBatch decodeRoutedPublishBatch(ByteBuffer payload) throws WireException {
+        return BinaryCodec.decodeRoutedPublishBatch(payload);
+    }
+
+    /** Decodes a {@code 0x0030} payload (extension). See {@link BinaryPublishResult}. */
+    public static BinaryPublishResult decodePublishResult(ByteBuffer payload) throws WireException {
+        return BinaryCodec.decodePublishResult(payload);
+    }
+
     /** Decodes a {@code 0x0010} payload. See {@link BinaryPublishAck}. */
     public static BinaryPublishAck decodePublishAck(ByteBuffer payload) throws WireException {
         return BinaryCodec.decodePublishAck(payload);

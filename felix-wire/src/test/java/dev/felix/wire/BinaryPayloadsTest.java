@@ -207,6 +207,71 @@ class BinaryPayloadsTest {
             .isInstanceOf(IllegalArgumentException.class);
     }
 
+    // ------------------------------------------------------------------ 0x0029 / 0x0030 (extension)
+
+    @Test
+    void routedPublishBatchesNameAKeyAShardOrNeither() throws Exception {
+        BinaryPublishBatch body = new BinaryPublishBatch("t1", "default", "demo", List.of(HELLO));
+        String bodyHex = "0002 7431 | 0007 64656661756c74 | 0004 64656d6f | 00000001 | 00000005 68656c6c6f";
+        canonical(new BinaryRoutedPublishBatch(7, AckMode.PER_BATCH, "k", null, body), 0x0029,
+            "0000000000000007 02 01 0001 6b | " + bodyHex);
+        canonical(new BinaryRoutedPublishBatch(7, AckMode.PER_MESSAGE, null, -1, body), 0x0029,
+            "0000000000000007 01 02 ffffffff | " + bodyHex);
+        canonical(new BinaryRoutedPublishBatch(7, AckMode.PER_MESSAGE, null, null, body), 0x0029,
+            "0000000000000007 01 00 | " + bodyHex);
+        // the prefix is the 0x0009 one: a broker reads it alone to answer a body it cannot read
+        assertThat(WireCodec.decodeAckedPublishPrefix(buf("0000000000000007 02 07 ff")))
+            .isEqualTo(new AckedPublishPrefix(7, AckMode.PER_BATCH));
+    }
+
+    @Test
+    void routedPublishBatchRejections() {
+        String bodyHex = "0002 7431 0007 64656661756c74 0004 64656d6f 00000000";
+        rejects(WireError.BAD_FIELD, () -> WireCodec.decodeRoutedPublishBatch(buf("0000000000000007 02 03 " + bodyHex)));
+        rejects(WireError.BAD_ACK_MODE, () -> WireCodec.decodeRoutedPublishBatch(buf("0000000000000007 00 00 " + bodyHex)));
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodeRoutedPublishBatch(buf("0000000000000007 02 01 0005 6b")));
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodeRoutedPublishBatch(buf("0000000000000007 02 02 0000")));
+        rejects(WireError.TRAILING_BYTES, () -> WireCodec.decodeRoutedPublishBatch(buf("0000000000000007 02 00 "
+            + bodyHex + " 00")));
+        assertThatThrownBy(() -> new BinaryRoutedPublishBatch(1, AckMode.PER_BATCH, "k", 1,
+            new BinaryPublishBatch("t", "n", "s", List.of()))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BinaryRoutedPublishBatch(1, AckMode.NONE, null, null,
+            new BinaryPublishBatch("t", "n", "s", List.of()))).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void publishResultsCarryOffsetsOrACodedError() throws Exception {
+        canonical(BinaryPublishResult.ok(7, 100, 2, 1), 0x0030,
+            "00 0000000000000007 0000000000000064 00000002 00000001");
+        canonical(BinaryPublishResult.ok(-1L, -1L, -1, -1), 0x0030,
+            "00 ffffffffffffffff ffffffffffffffff ffffffff ffffffff");
+        canonical(BinaryPublishResult.error(9, "not_found", "stream not found"), 0x0030,
+            "01 0000000000000009 09 6e6f745f666f756e64 0010 73747265616d206e6f7420666f756e64");
+        canonical(BinaryPublishResult.error(2, "too_large", "é"), 0x0030,
+            "01 0000000000000002 09 746f6f5f6c61726765 0002 c3a9");
+        // nothing is cut: 64 KiB of text is the limit, beyond it the broker answers in JSON
+        assertThat(BinaryPublishResult.canCarry("internal", "a".repeat(0xFFFF))).isTrue();
+        assertThat(BinaryPublishResult.canCarry("internal", "a".repeat(0x10000))).isFalse();
+        assertThatThrownBy(() -> BinaryPublishResult.error(1, "internal", "a".repeat(0x10000)))
+            .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> BinaryPublishResult.error(1, "", "x")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new BinaryPublishResult(1, 0, 0, 0, "x", null))
+            .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void publishResultRejections() {
+        rejects(WireError.BAD_FIELD, () -> WireCodec.decodePublishResult(buf("02 0000000000000007")));
+        rejects(WireError.BAD_FIELD, () -> WireCodec.decodePublishResult(buf("01 0000000000000007 00 0000")));
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodePublishResult(buf("00 0000000000000007 00000000")));
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodePublishResult(buf("01 0000000000000007 05 6e6f")));
+        rejects(WireError.TRAILING_BYTES, () -> WireCodec.decodePublishResult(buf(
+            "00 0000000000000007 0000000000000064 00000002 00000001 00")));
+        rejects(WireError.BAD_UTF8, () -> WireCodec.decodePublishResult(buf("01 0000000000000007 01 61 0002 c0af")));
+        rejects(WireError.BAD_FLAG_COMBINATION, () -> PayloadKind.of(0x0030, Direction.CLIENT_TO_BROKER));
+        rejects(WireError.BAD_FLAG_COMBINATION, () -> PayloadKind.of(0x0029, Direction.BROKER_TO_CLIENT));
+    }
+
     // ------------------------------------------------------------------ event batches
 
     @Test

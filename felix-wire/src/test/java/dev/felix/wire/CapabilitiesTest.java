@@ -139,6 +139,25 @@ class CapabilitiesTest {
     }
 
     @Test
+    void theSecondWordNegotiatesLikeTheFirst() {
+        assertThat(Capabilities.ROUTED_BINARY_PUBLISH).isEqualTo(0x1_0000);
+        assertThat(Capabilities.combine(0xFF3F, 0x0001)).isEqualTo(Capabilities.ALL_WORDS).isEqualTo(0x1_FF3F);
+        assertThat(Capabilities.firstWord(Capabilities.ALL_WORDS)).isEqualTo(Capabilities.ALL);
+        assertThat(Capabilities.secondWord(Capabilities.ALL_WORDS)).isEqualTo(Capabilities.EXT_ALL);
+        // a peer that sent no second word has none of its extensions, whatever the other side has
+        assertThat(Capabilities.negotiate(Capabilities.ALL, Capabilities.ALL_WORDS)).isEqualTo(Capabilities.ALL);
+        assertThat(Capabilities.negotiate(Capabilities.ALL_WORDS, Capabilities.ALL)).isEqualTo(Capabilities.ALL);
+        assertThat(Capabilities.negotiate(Capabilities.ALL_WORDS, Capabilities.ALL_WORDS)).isEqualTo(Capabilities.ALL_WORDS);
+        // unknown bits of a newer peer's second word do no harm
+        assertThat(Capabilities.negotiate(Capabilities.combine(0xFFFF, 0xFFFF), Capabilities.ALL_WORDS))
+            .isEqualTo(Capabilities.ALL_WORDS);
+        assertThat(new Message.Auth("t1", "x", 0x0107, 0x0001).capabilities()).isEqualTo(0x1_0107);
+        assertThat(new Message.Auth("t1", "x", null).capabilities()).isEqualTo(FrameFlags.ORIGINAL_V1);
+        assertThat(new Message.AuthOk(0x0107).capabilities()).isEqualTo(0x0107);
+        assertThat(Capabilities.describe(Capabilities.combine(0x0100, 1))).isEqualTo("0x00010100[ERROR_CODES|ROUTED_BINARY_PUBLISH]");
+    }
+
+    @Test
     void describeAndU16Check() {
         assertThat(Capabilities.describe(0x0119)).isEqualTo(
             "0x0119[BINARY_PUBLISH_BATCH|BINARY_PUBLISH_ACKED|BINARY_PUBLISH_ACK|ERROR_CODES]");

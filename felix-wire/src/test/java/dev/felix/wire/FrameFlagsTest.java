@@ -24,9 +24,9 @@ class FrameFlagsTest {
     }
 
     @Test
-    void exactlyTheEightUpstreamCombinationsAndTheMuxBatchAreValid() throws Exception {
-        Set<Integer> c2b = Set.of(0x0000, 0x0001, 0x0009);
-        Set<Integer> b2c = Set.of(0x0000, 0x0010, 0x0002, 0x0022, 0x0004, 0x0024, 0x8024);
+    void exactlyTheEightUpstreamCombinationsTheMuxBatchAndTheRoutedPublishAreValid() throws Exception {
+        Set<Integer> c2b = Set.of(0x0000, 0x0001, 0x0009, 0x0029);
+        Set<Integer> b2c = Set.of(0x0000, 0x0010, 0x0030, 0x0002, 0x0022, 0x0004, 0x0024, 0x8024);
         EnumSet<PayloadKind> seen = EnumSet.noneOf(PayloadKind.class);
         for (int flags = 0; flags <= FrameFlags.KNOWN; flags++) {
             if (!FrameFlags.isKnown(flags)) {

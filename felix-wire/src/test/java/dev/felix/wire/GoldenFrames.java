@@ -79,6 +79,17 @@ final class GoldenFrames {
         m.put("binary_publish_batch", new BinaryPublishBatch("t1", "default", "demo", List.of(utf8("a"), utf8("bc"))));
         m.put("binary_event_batch_shared_with_offset", new BinarySharedEventBatch(40L, List.of(utf8("x"), utf8("yz"))));
         m.put("binary_event_batch_shared", new BinarySharedEventBatch(null, List.of(utf8("x"))));
+        // ---- the second capability word and the routed binary publish (wire.md §3, §5.7, §5.8)
+        m.put("auth_with_second_word", new Message.Auth("t1", "demo-token", 0xFF3F, 0x0001));
+        m.put("auth_ok_with_second_word", new Message.AuthOk(0xDF3F, 0x0001));
+        m.put("binary_publish_routed_key", new BinaryRoutedPublishBatch(7, AckMode.PER_BATCH, "k", null,
+                new BinaryPublishBatch("t1", "default", "demo", List.of(utf8("hello")))));
+        m.put("binary_publish_routed_shard", new BinaryRoutedPublishBatch(8, AckMode.PER_MESSAGE, null, 2,
+                new BinaryPublishBatch("t1", "default", "demo", List.of(utf8("a"), utf8("bc")))));
+        m.put("binary_publish_routed_any", new BinaryRoutedPublishBatch(9, AckMode.PER_MESSAGE, null, null,
+                new BinaryPublishBatch("t1", "default", "demo", List.of(utf8("x")))));
+        m.put("binary_publish_result_ok", BinaryPublishResult.ok(7, 100, 2, 1));
+        m.put("binary_publish_result_error", BinaryPublishResult.error(9, "not_found", "stream not found"));
         ALL = Collections.unmodifiableMap(m);
     }
 

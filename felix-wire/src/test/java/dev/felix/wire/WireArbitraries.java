@@ -316,7 +316,14 @@ final class WireArbitraries {
         Arbitrary<BinaryPayload> shared = Combinators.combine(optU64(), payloads()).as(BinarySharedEventBatch::new);
         Arbitrary<BinaryPayload> mux = Combinators.combine(Arbitraries.integers().array(int[].class).ofMinSize(1)
                 .ofMaxSize(5), u64(), payloads()).as(BinaryMuxEventBatch::new);
-        return Arbitraries.oneOf(publish, acked, ack, event, shared, mux);
+        Arbitrary<BinaryPayload> routed = Combinators.combine(u64(), binaryAckMode(), Arbitraries.integers().between(0, 2),
+                text(), u32(), publishBatch())
+            .as((id, mode, route, key, shard, b) -> new BinaryRoutedPublishBatch(id, mode, route == 1 ? key : null,
+                route == 2 ? shard : null, b));
+        Arbitrary<BinaryPayload> result = Combinators.combine(u64(), u64(), u32(), u32(), text().injectNull(0.4))
+            .as((id, offset, count, shard, msg) -> msg == null ? BinaryPublishResult.ok(id, offset, count, shard)
+                : BinaryPublishResult.error(id, msg.isEmpty() ? "internal" : "not_found", msg));
+        return Arbitraries.oneOf(publish, acked, ack, event, shared, mux, routed, result);
     }
 
     /** Any frame this codec can produce, JSON or binary. */

@@ -45,6 +45,10 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder publishOk = new LongAdder();
     /** Publish requests refused or failed. */
     public final LongAdder publishFailed = new LongAdder();
+    /** Publish frames received in a binary layout ({@code 0x0001}, {@code 0x0009}, {@code 0x0029}). */
+    public final LongAdder publishFramesBinary = new LongAdder();
+    /** Publish frames received as JSON ({@code publish}, {@code publish_batch}). */
+    public final LongAdder publishFramesJson = new LongAdder();
     /** Subscriptions opened. */
     public final LongAdder subscriptionsOpened = new LongAdder();
     /** Events dropped at broker ingress (unacknowledged publishes under {@code ingress_policy: drop_new}). */
@@ -154,6 +158,10 @@ public final class BrokerMetrics implements AutoCloseable {
                 .description("publish requests by outcome").tag("result", "ok").register(registry);
         FunctionCounter.builder("felix.publish.requests", publishFailed, LongAdder::sum)
                 .description("publish requests by outcome").tag("result", "error").register(registry);
+        FunctionCounter.builder("felix.publish.frames", publishFramesBinary, LongAdder::sum)
+                .description("publish frames received, by encoding").tag("encoding", "binary").register(registry);
+        FunctionCounter.builder("felix.publish.frames", publishFramesJson, LongAdder::sum)
+                .description("publish frames received, by encoding").tag("encoding", "json").register(registry);
         counter("felix.subscriptions.opened", "subscriptions opened", subscriptionsOpened);
         counter("felix.mux.frames", "multiplexed event frames written (one per batch per session)", muxFrames);
         for (ErrorCode code : ErrorCode.values()) {

@@ -3,6 +3,7 @@ package dev.felix.server.protocol;
 import dev.felix.core.FelixError;
 import dev.felix.core.stream.PublishListener;
 import dev.felix.wire.BinaryPublishAck;
+import dev.felix.wire.BinaryPublishResult;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
@@ -27,10 +28,22 @@ import java.util.function.Consumer;
  *
  * <p>Shard writers complete publishes on their own threads; acknowledgements are queued here and one
  * task per burst writes them all on the stream's event loop and flushes once. The reply encoding
- * matches the request: a binary acked batch gets a binary ack, a JSON publish gets
- * {@code publish_ok}/{@code publish_error}.
+ * matches the request ({@link Reply}): a routed binary publish gets a binary publish result, an upstream
+ * binary acked batch a binary ack, a JSON publish {@code publish_ok}/{@code publish_error}. Where the binary
+ * form cannot carry the answer (an error with a {@code leader}, an over-long text; any error to an upstream
+ * binary ack when the client reads codes) it is {@code publish_error}: the client matches both by request id.
  */
 final class AckWriter {
+
+    /** How a publish is answered: the encoding of its request. */
+    enum Reply {
+        /** JSON {@code publish} / {@code publish_batch}: {@code publish_ok} / {@code publish_error}. */
+        JSON,
+        /** Upstream binary acked batch {@code 0x0009}: binary ack {@code 0x0010} (no offsets, no code). */
+        ACK,
+        /** Routed binary publish {@code 0x0029}: publish result {@code 0x0030} (offsets, shard, code). */
+        RESULT
+    }
 
     private final QuicStreamChannel channel;
     private final int negotiated;
@@ -55,7 +68,7 @@ final class AckWriter {
     }
 
     /** A listener that acknowledges request {@code requestId} when the shard accepts it. */
-    PublishListener listener(long requestId, boolean binary) {
+    PublishListener listener(long requestId, Reply encoding) {
         outstanding.incrementAndGet();
         long received = System.nanoTime();
         return new PublishListener() {
@@ -64,14 +77,18 @@ final class AckWriter {
                 context.metrics.publishOk.increment();
                 context.metrics.publishAckLatency.record(System.nanoTime() - received,
                         java.util.concurrent.TimeUnit.NANOSECONDS);
-                completed(binary ? BinaryPublishAck.ok(requestId) : ok(requestId, shard, firstOffset, count));
+                completed(switch (encoding) {
+                    case RESULT -> BinaryPublishResult.ok(requestId, firstOffset, count, shard);
+                    case ACK -> BinaryPublishAck.ok(requestId);
+                    case JSON -> ok(requestId, shard, firstOffset, count);
+                });
             }
 
             @Override
             public void failed(FelixError error) {
                 context.metrics.publishFailed.increment();
                 context.metrics.error(error.code());
-                completed(reply(requestId, binary, error));
+                completed(reply(requestId, encoding, error));
             }
         };
     }
@@ -113,16 +130,22 @@ final class AckWriter {
     }
 
     /** The negative acknowledgement for a request refused before it reached a shard. */
-    void refuse(long requestId, boolean binary, FelixError error) {
+    void refuse(long requestId, Reply encoding, FelixError error) {
         context.metrics.publishFailed.increment();
         context.metrics.error(error.code());
-        enqueue(reply(requestId, binary, error));
+        enqueue(reply(requestId, encoding, error));
     }
 
-    private WirePayload reply(long requestId, boolean binary, FelixError error) {
-        // A binary ack has no room for the code (or a not_leader's leader): a client that negotiated error codes
+    private WirePayload reply(long requestId, Reply encoding, FelixError error) {
+        // A publish result carries the code but not a not_leader's leader (which a client that negotiated
+        // CLUSTER follows), nor more than 64 KiB of text: those go as JSON publish_error.
+        if (encoding == Reply.RESULT && Frames.leader(error, negotiated) == null
+                && BinaryPublishResult.canCarry(error.code().code(), error.message())) {
+            return BinaryPublishResult.error(requestId, error.code().code(), error.message());
+        }
+        // An upstream binary ack has no room for the code (or the leader): a client that negotiated error codes
         // gets the JSON publish_error even for a binary publish, so it can act on the code.
-        if (binary && !Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
+        if (encoding == Reply.ACK && !Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
             return BinaryPublishAck.error(requestId, error.message());
         }
         String code = Capabilities.has(negotiated, Capabilities.ERROR_CODES) ? error.code().code() : null;

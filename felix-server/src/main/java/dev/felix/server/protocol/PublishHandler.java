@@ -12,6 +12,7 @@ import dev.felix.wire.AckMode;
 import dev.felix.wire.AckedPublishPrefix;
 import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.BinaryPublishBatch;
+import dev.felix.wire.BinaryRoutedPublishBatch;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
 import dev.felix.wire.WireException;
@@ -20,7 +21,7 @@ import java.util.List;
 
 /**
  * Publishes on a client stream — JSON {@code publish} / {@code publish_batch}, binary batches, acknowledged
- * binary batches — to the shard that leads them here ({@link Routing}), with the stream's ingress policy.
+ * binary batches, routed acknowledged binary batches (the SDK's hot path) — to the shard that leads them here ({@link Routing}), with the stream's ingress policy.
  *
  * <p><b>Threads and buffers.</b> Event-loop confined; shard callbacks come back to it through the event loop.
  * It owns no frames: an acked binary batch is read from a view of the frame that is valid only during the call,
@@ -35,10 +36,10 @@ import java.util.List;
 final class PublishHandler {
 
     /** Who waits for an acknowledgement of a publish: its request id and reply encoding. */
-    private record Ack(long requestId, boolean binary) {
+    private record Ack(long requestId, AckWriter.Reply encoding) {
     }
 
-    private static final Ack MISSING_ID = new Ack(-1, false);
+    private static final Ack MISSING_ID = new Ack(-1, AckWriter.Reply.JSON);
 
     /** A publish waiting for its shard's writer queue to have room. */
     private record Waiting(Shard shard, PublishRequest request) {
@@ -84,7 +85,8 @@ final class PublishHandler {
         }
         if (p.payloads().isEmpty()) {
             if (ack != null) {
-                session.acks().refuse(ack.requestId, false, FelixError.of(ErrorCode.BAD_REQUEST, "empty publish batch"));
+                session.acks().refuse(ack.requestId, ack.encoding, FelixError.of(ErrorCode.BAD_REQUEST,
+                        "empty publish batch"));
             }
             return;
         }
@@ -108,10 +110,34 @@ final class PublishHandler {
             session.write(BinaryPublishAck.error(prefix.requestId(), "malformed publish batch: " + e.getMessage()));
             return;
         }
-        StreamName name = nameOrRefuse(batch.tenantId(), batch.namespace(), batch.stream(),
-                new Ack(prefix.requestId(), true));
+        Ack ack = new Ack(prefix.requestId(), AckWriter.Reply.ACK);
+        StreamName name = nameOrRefuse(batch.tenantId(), batch.namespace(), batch.stream(), ack);
         if (name != null) {
-            publish(name, null, null, toArray(batch.payloads()), new Ack(prefix.requestId(), true));
+            publish(name, null, null, toArray(batch.payloads()), ack);
+        }
+    }
+
+    /** {@code 0x0029}: answered with a publish result ({@code 0x0030}) carrying its offsets and shard. */
+    void routedBinary(ByteBuffer payload) throws WireException {
+        AckedPublishPrefix prefix = WireCodec.decodeAckedPublishPrefix(payload); // bad prefix: stream ends
+        BinaryRoutedPublishBatch routed;
+        try {
+            routed = WireCodec.decodeRoutedPublishBatch(payload);
+        } catch (WireException e) {
+            session.acks().refuse(prefix.requestId(), AckWriter.Reply.RESULT,
+                    FelixError.of(ErrorCode.BAD_REQUEST, "malformed publish batch: " + e.getMessage()));
+            return;
+        }
+        Ack ack = new Ack(prefix.requestId(), AckWriter.Reply.RESULT);
+        BinaryPublishBatch batch = routed.batch();
+        if (batch.payloads().isEmpty()) {
+            session.acks().refuse(ack.requestId, ack.encoding, FelixError.of(ErrorCode.BAD_REQUEST,
+                    "empty publish batch"));
+            return;
+        }
+        StreamName name = nameOrRefuse(batch.tenantId(), batch.namespace(), batch.stream(), ack);
+        if (name != null) {
+            publish(name, routed.key(), routed.shard(), toArray(batch.payloads()), ack);
         }
     }
 
@@ -120,7 +146,7 @@ final class PublishHandler {
         if (mode == AckMode.NONE) {
             return null;
         }
-        return requestId == null ? MISSING_ID : new Ack(requestId, false);
+        return requestId == null ? MISSING_ID : new Ack(requestId, AckWriter.Reply.JSON);
     }
 
     private StreamName nameOrRefuse(String tenantId, String namespace, String stream, Ack ack) {
@@ -148,7 +174,7 @@ final class PublishHandler {
             refuseOrReport(ack, e.error());
             return;
         }
-        PublishListener listener = ack == null ? null : session.acks().listener(ack.requestId, ack.binary);
+        PublishListener listener = ack == null ? null : session.acks().listener(ack.requestId, ack.encoding);
         PublishRequest request = PublishRequest.of(payloads, listener);
         if (shard.tryPublish(request)) {
             return;
@@ -167,7 +193,7 @@ final class PublishHandler {
 
     private void refuseOrReport(Ack ack, FelixError error) {
         if (ack != null) {
-            session.acks().refuse(ack.requestId, ack.binary, error);
+            session.acks().refuse(ack.requestId, ack.encoding, error);
         } else {
             session.reply(error, null);
         }

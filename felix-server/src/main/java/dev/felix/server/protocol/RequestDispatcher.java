@@ -30,6 +30,10 @@ final class RequestDispatcher {
     /** The multiplexed subscriptions carried by this stream, once it carries any. */
     private MuxSession muxSession;
 
+    /** {@code 0x0029}: the routed acked binary publish ({@link Capabilities#ROUTED_BINARY_PUBLISH}). */
+    private static final int ROUTED_PUBLISH = FrameFlags.BINARY_PUBLISH_BATCH | FrameFlags.BINARY_PUBLISH_ACKED
+            | FrameFlags.EVENT_BATCH_OFFSETS;
+
     RequestDispatcher(StreamSession session, ClientStreamHandler stream) {
         this.session = session;
         this.stream = stream;
@@ -51,9 +55,19 @@ final class RequestDispatcher {
             } else if (!session.authenticated()) {
                 session.fail(ErrorCode.UNAUTHORIZED, "auth required: the first frame on a stream must be auth");
             } else if (flags == FrameFlags.BINARY_PUBLISH_BATCH) {
+                session.context.metrics.publishFramesBinary.increment();
                 publishes.binary(WireCodec.decodePublishBatch(payload));
             } else if (flags == (FrameFlags.BINARY_PUBLISH_BATCH | FrameFlags.BINARY_PUBLISH_ACKED)) {
+                session.context.metrics.publishFramesBinary.increment();
                 publishes.ackedBinary(payload);
+            } else if (flags == ROUTED_PUBLISH) {
+                if (!Capabilities.has(session.negotiated(), Capabilities.ROUTED_BINARY_PUBLISH)) {
+                    session.fail(ErrorCode.BAD_REQUEST, "frame flags 0x0029 (routed publish) need the"
+                            + " ROUTED_BINARY_PUBLISH capability (client_flags_ext 0x0001 in auth)");
+                    return;
+                }
+                session.context.metrics.publishFramesBinary.increment();
+                publishes.routedBinary(payload);
             } else {
                 session.fail(ErrorCode.BAD_REQUEST, "frame flags 0x" + Integer.toHexString(flags)
                         + " are not valid from a client");
@@ -75,8 +89,10 @@ final class RequestDispatcher {
             return;
         }
         if (m instanceof Message.Publish p) {
+            session.context.metrics.publishFramesJson.increment();
             publishes.json(p);
         } else if (m instanceof Message.PublishBatch p) {
+            session.context.metrics.publishFramesJson.increment();
             publishes.json(p);
         } else if (m instanceof Message.Subscribe s) {
             if (requireBidirectional("subscribe needs a bidirectional stream")) {

@@ -48,9 +48,12 @@ public final class ServerContext {
         this.cluster = cluster;
     }
 
-    /** Capabilities this broker advertises in {@code auth_ok}: {@code CLUSTER} only when clustered. */
+    /**
+     * Capabilities this broker advertises in {@code auth_ok}, both words ({@link Capabilities#combine}):
+     * {@code CLUSTER} only when clustered.
+     */
     public int serverFlags() {
-        return cluster == null ? SERVER_FLAGS : Capabilities.ALL;
+        return Capabilities.combine(cluster == null ? SERVER_FLAGS : Capabilities.ALL, Capabilities.EXT_ALL);
     }
 
     /** New connections are refused and new publishes answered {@code unavailable}. */

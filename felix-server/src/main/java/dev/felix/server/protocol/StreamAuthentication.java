@@ -18,7 +18,7 @@ final class StreamAuthentication {
 
     static void authenticate(StreamSession session, Message.Auth auth) {
         if (auth.clientFlags() != null) {
-            session.negotiated(Capabilities.negotiate(auth.clientFlags(), session.context.serverFlags()));
+            session.negotiated(Capabilities.negotiate(auth.capabilities(), session.context.serverFlags()));
         }
         try {
             StreamName.checkPart("tenant", auth.tenantId());
@@ -34,7 +34,11 @@ final class StreamAuthentication {
         }
         session.authenticated(((Authenticator.Allowed) result).tenant());
         if (session.bidirectional) {
-            session.write(auth.clientFlags() != null ? new Message.AuthOk(session.context.serverFlags()) : new Message.Ok());
+            int server = session.context.serverFlags();
+            // The second word only to a client that sent one: an older client never sees a key it did not ask for.
+            session.write(auth.clientFlags() == null ? new Message.Ok()
+                    : new Message.AuthOk(Capabilities.firstWord(server),
+                            auth.clientFlagsExt() != null ? Capabilities.secondWord(server) : null));
         }
     }
 }
