@@ -2,9 +2,6 @@ package dev.felix.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,20 +43,8 @@ class BenchStubTest {
     }
 
     /** {stdout, stderr, exit code}. */
-    private static synchronized String[] run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = FelixCommand.execute(args);
-            return new String[] {out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
-                Integer.toString(code)};
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    private static String[] run(String... args) {
+        InProcessCli.Result r = InProcessCli.run(args);
+        return new String[] {r.out(), r.err(), Integer.toString(r.code())};
     }
 }

@@ -4,10 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.felix.server.FelixServer;
 import dev.felix.server.TestBroker;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -47,7 +43,7 @@ class CliTest {
     @Test
     void quickstart_subPrintsOffsetTabPayload() throws Exception {
         // The subscriber waits for the next event (from latest); the publisher runs once it is subscribed.
-        CompletableFuture<Result> sub = CompletableFuture.supplyAsync(
+        CompletableFuture<InProcessCli.Result> sub = CompletableFuture.supplyAsync(
                 () -> run(null, args("sub", "t1/default/demo", "--count", "1")));
         org.awaitility.Awaitility.await().until(() -> server.broker().find(
                 new dev.felix.core.StreamName("t1", "default", "demo"))
@@ -56,67 +52,67 @@ class CliTest {
             client.publisher(dev.felix.client.StreamRef.parse("t1/default/demo")).publish(
                     "hello".getBytes(StandardCharsets.UTF_8));
         }
-        Result result = sub.get(30, TimeUnit.SECONDS);
-        assertThat(result.code).isZero();
-        assertThat(result.out).isEqualTo("0\thello\n");
+        InProcessCli.Result result = sub.get(30, TimeUnit.SECONDS);
+        assertThat(result.code()).isZero();
+        assertThat(result.out()).isEqualTo("0\thello\n");
     }
 
     @Test
     void pub_readsStdinLinesWhenNoMessagesAreGiven() {
-        assertThat(run("a\nb\nc\n", args("pub", "t1/default/lines")).code).isZero();
-        Result sub = run(null, args("sub", "t1/default/lines", "--from", "earliest", "--count", "3"));
-        assertThat(sub.out).isEqualTo("0\ta\n1\tb\n2\tc\n");
+        assertThat(run("a\nb\nc\n", args("pub", "t1/default/lines")).code()).isZero();
+        InProcessCli.Result sub = run(null, args("sub", "t1/default/lines", "--from", "earliest", "--count", "3"));
+        assertThat(sub.out()).isEqualTo("0\ta\n1\tb\n2\tc\n");
     }
 
     @Test
     void sub_fromAnOffsetResumesThere() {
         run(null, args("pub", "t1/default/resume", "m0", "m1", "m2", "m3"));
-        assertThat(run(null, args("sub", "t1/default/resume", "--from", "2", "--count", "2")).out)
+        assertThat(run(null, args("sub", "t1/default/resume", "--from", "2", "--count", "2")).out())
                 .isEqualTo("2\tm2\n3\tm3\n");
     }
 
     @Test
     void sub_pastTheTail_failsWithTheCode() {
         run(null, args("pub", "t1/default/tail", "only"));
-        Result r = run(null, args("sub", "t1/default/tail", "--from", "9", "--count", "1"));
-        assertThat(r.code).isEqualTo(1);
-        assertThat(r.err).contains("cursor_in_future").contains("next offset is 1");
+        InProcessCli.Result r = run(null, args("sub", "t1/default/tail", "--from", "9", "--count", "1"));
+        assertThat(r.code()).isEqualTo(1);
+        assertThat(r.err()).contains("cursor_in_future").contains("next offset is 1");
     }
 
     @Test
     void streamCreateListDescribe() {
-        Result created = run(null, args("stream", "create", "t1/ops/orders", "--shards", "3"));
-        assertThat(created.code).isZero();
-        assertThat(created.out).contains("t1/ops/orders").contains("shards     3");
-        assertThat(run(null, args("stream", "list", "t1")).out).contains("t1/ops/orders").contains("ephemeral");
-        assertThat(run(null, args("stream", "describe", "t1/ops/orders")).out)
+        InProcessCli.Result created = run(null, args("stream", "create", "t1/ops/orders", "--shards", "3"));
+        assertThat(created.code()).isZero();
+        assertThat(created.out()).contains("t1/ops/orders").contains("shards     3");
+        assertThat(run(null, args("stream", "list", "t1")).out()).contains("t1/ops/orders").contains("ephemeral");
+        assertThat(run(null, args("stream", "describe", "t1/ops/orders")).out())
                 .contains("SHARD").contains("ephemeral");
-        Result missing = run(null, args("stream", "describe", "t1/ops/nope"));
-        assertThat(missing.code).isEqualTo(1);
-        assertThat(missing.err).contains("not_found");
+        InProcessCli.Result missing = run(null, args("stream", "describe", "t1/ops/nope"));
+        assertThat(missing.code()).isEqualTo(1);
+        assertThat(missing.err()).contains("not_found");
     }
 
     @Test
     void durableStream_createPublishAndLogTools() throws Exception {
-        Result created = run(null, args("stream", "create", "t1/ops/ledger", "--durable", "--fsync", "on_commit",
+        InProcessCli.Result created = run(null, args("stream", "create", "t1/ops/ledger", "--durable", "--fsync", "on_commit",
                 "--retention-bytes", "1000000", "--retention-age", "7d"));
-        assertThat(created.code).isZero();
-        assertThat(created.out).contains("durable (fsync on_commit)").contains("1000000 bytes").contains(", 7d");
-        assertThat(run(null, args("pub", "t1/ops/ledger", "a", "b")).code).isZero();
-        assertThat(run(null, args("sub", "t1/ops/ledger", "--from", "earliest", "--count", "2")).out)
+        assertThat(created.code()).isZero();
+        assertThat(created.out()).contains("durable (fsync on_commit)").contains("1000000 bytes").contains(", 7d");
+        assertThat(run(null, args("pub", "t1/ops/ledger", "a", "b")).code()).isZero();
+        assertThat(run(null, args("sub", "t1/ops/ledger", "--from", "earliest", "--count", "2")).out())
                 .isEqualTo("0\ta\n1\tb\n");
         Path logs = dir.resolve("logs");
-        Result inspect = run(null, "log", "inspect", logs.toString());
-        assertThat(inspect.code).isZero();
-        assertThat(inspect.out).contains("t1_ops_ledger_0").contains("00000000000000000000.log");
-        Result verify = run(null, "log", "verify", logs.toString());
-        assertThat(verify.code).isZero();
-        assertThat(verify.out).contains("CLEAN");
-        Result notADir = run(null, "log", "verify", dir.resolve("nope").toString());
-        assertThat(notADir.code).isEqualTo(2);
-        Result badAge = run(null, args("stream", "create", "t1/ops/x", "--durable", "--retention-age", "7w"));
-        assertThat(badAge.code).isEqualTo(2);
-        assertThat(badAge.err).contains("--retention-age");
+        InProcessCli.Result inspect = run(null, "log", "inspect", logs.toString());
+        assertThat(inspect.code()).isZero();
+        assertThat(inspect.out()).contains("t1_ops_ledger_0").contains("00000000000000000000.log");
+        InProcessCli.Result verify = run(null, "log", "verify", logs.toString());
+        assertThat(verify.code()).isZero();
+        assertThat(verify.out()).contains("CLEAN");
+        InProcessCli.Result notADir = run(null, "log", "verify", dir.resolve("nope").toString());
+        assertThat(notADir.code()).isEqualTo(2);
+        InProcessCli.Result badAge = run(null, args("stream", "create", "t1/ops/x", "--durable", "--retention-age", "7w"));
+        assertThat(badAge.code()).isEqualTo(2);
+        assertThat(badAge.err()).contains("--retention-age");
     }
 
     @Test
@@ -135,31 +131,31 @@ class CliTest {
             f.seek(40);
             f.write(b ^ 0xFF);
         }
-        Result verify = run(null, "log", "verify", dir.resolve("logs").toString());
-        assertThat(verify.code).isEqualTo(1);
-        assertThat(verify.out).contains("CORRUPT").contains("00000000000000000000.log @32"); // file @ byte position
+        InProcessCli.Result verify = run(null, "log", "verify", dir.resolve("logs").toString());
+        assertThat(verify.code()).isEqualTo(1);
+        assertThat(verify.out()).contains("CORRUPT").contains("00000000000000000000.log @32"); // file @ byte position
         broker = TestBroker.start(dir); // for @AfterEach
     }
 
     @Test
     void cacheCommands_createPutGetDeleteDescribe() {
-        Result created = run(null, args("cache", "create", "t1/ops/config", "--max-entries", "10", "--ttl", "10m"));
-        assertThat(created.code).isZero();
-        assertThat(created.out).contains("backing    memory").contains("capacity   10 entries").contains("ttl        10m");
-        assertThat(run(null, args("cache", "put", "t1/ops/config", "routing", "v1")).out).isEqualTo("0\n");
-        assertThat(run(null, args("cache", "put", "t1/ops/config", "policy", "p1")).out).isEqualTo("1\n");
-        assertThat(run(null, args("cache", "get", "t1/ops/config", "routing")).out).isEqualTo("v1\n");
-        assertThat(run(null, args("cache", "delete", "t1/ops/config", "routing")).out).isEqualTo("2\n");
-        Result missing = run(null, args("cache", "get", "t1/ops/config", "routing"));
-        assertThat(missing.code).isEqualTo(4);
-        assertThat(run(null, args("cache", "describe", "t1/ops/config")).out).contains("entries    1")
+        InProcessCli.Result created = run(null, args("cache", "create", "t1/ops/config", "--max-entries", "10", "--ttl", "10m"));
+        assertThat(created.code()).isZero();
+        assertThat(created.out()).contains("backing    memory").contains("capacity   10 entries").contains("ttl        10m");
+        assertThat(run(null, args("cache", "put", "t1/ops/config", "routing", "v1")).out()).isEqualTo("0\n");
+        assertThat(run(null, args("cache", "put", "t1/ops/config", "policy", "p1")).out()).isEqualTo("1\n");
+        assertThat(run(null, args("cache", "get", "t1/ops/config", "routing")).out()).isEqualTo("v1\n");
+        assertThat(run(null, args("cache", "delete", "t1/ops/config", "routing")).out()).isEqualTo("2\n");
+        InProcessCli.Result missing = run(null, args("cache", "get", "t1/ops/config", "routing"));
+        assertThat(missing.code()).isEqualTo(4);
+        assertThat(run(null, args("cache", "describe", "t1/ops/config")).out()).contains("entries    1")
                 .contains("next       3");
     }
 
     @Test
     void cacheWatch_printsTheSnapshotThenChanges() throws Exception {
         run(null, args("cache", "put", "t1/ops/watched", "a", "1"));
-        CompletableFuture<Result> watch = CompletableFuture.supplyAsync(
+        CompletableFuture<InProcessCli.Result> watch = CompletableFuture.supplyAsync(
                 () -> run(null, args("cache", "watch", "t1/ops/watched", "--count", "1")));
         org.awaitility.Awaitility.await().until(() -> server.broker().caches()
                 .find(new dev.felix.core.cache.CacheName("t1", "ops", "watched"))
@@ -168,53 +164,53 @@ class CliTest {
                 var cache = client.cache(dev.felix.client.CacheRef.parse("t1/ops/watched"))) {
             cache.put("b", "2".getBytes(StandardCharsets.UTF_8), null);
         }
-        Result r = watch.get(30, TimeUnit.SECONDS);
-        assertThat(r.code).isZero();
-        assertThat(r.out).isEqualTo("snapshot\tput\ta\t1\n1\tput\tb\t2\n");
+        InProcessCli.Result r = watch.get(30, TimeUnit.SECONDS);
+        assertThat(r.code()).isZero();
+        assertThat(r.out()).isEqualTo("snapshot\tput\ta\t1\n1\tput\tb\t2\n");
     }
 
     @Test
     void streamDelete_andCacheListAndDrop() {
         run(null, args("stream", "create", "t1/ops/gone", "--durable"));
         run(null, args("pub", "t1/ops/gone", "a"));
-        Result deleted = run(null, args("stream", "delete", "t1/ops/gone"));
-        assertThat(deleted.code).isZero();
-        assertThat(deleted.out).isEqualTo("deleted stream t1/ops/gone\n");
-        assertThat(run(null, args("stream", "list", "t1")).out).doesNotContain("t1/ops/gone");
-        Result again = run(null, args("stream", "delete", "t1/ops/gone"));
-        assertThat(again.code).isEqualTo(Errors.FAILED);
-        assertThat(again.err).contains("not_found");
+        InProcessCli.Result deleted = run(null, args("stream", "delete", "t1/ops/gone"));
+        assertThat(deleted.code()).isZero();
+        assertThat(deleted.out()).isEqualTo("deleted stream t1/ops/gone\n");
+        assertThat(run(null, args("stream", "list", "t1")).out()).doesNotContain("t1/ops/gone");
+        InProcessCli.Result again = run(null, args("stream", "delete", "t1/ops/gone"));
+        assertThat(again.code()).isEqualTo(Errors.FAILED);
+        assertThat(again.err()).contains("not_found");
 
         run(null, args("cache", "create", "t1/ops/c1", "--backing", "log"));
         run(null, args("cache", "create", "t1/ops/c2", "--ttl", "90s"));
-        Result listed = run(null, args("cache", "list", "t1/ops"));
-        assertThat(listed.out).contains("t1/ops/c1", "log", "t1/ops/c2", "memory", "90s");
-        assertThat(run(null, args("cache", "drop", "t1/ops/c1")).out).isEqualTo("dropped cache t1/ops/c1\n");
-        assertThat(run(null, args("cache", "list", "t1")).out).doesNotContain("t1/ops/c1").contains("t1/ops/c2");
-        assertThat(run(null, args("cache", "list", "t9")).out).contains("(no caches)");
+        InProcessCli.Result listed = run(null, args("cache", "list", "t1/ops"));
+        assertThat(listed.out()).contains("t1/ops/c1", "log", "t1/ops/c2", "memory", "90s");
+        assertThat(run(null, args("cache", "drop", "t1/ops/c1")).out()).isEqualTo("dropped cache t1/ops/c1\n");
+        assertThat(run(null, args("cache", "list", "t1")).out()).doesNotContain("t1/ops/c1").contains("t1/ops/c2");
+        assertThat(run(null, args("cache", "list", "t9")).out()).contains("(no caches)");
     }
 
     @Test
     void badArguments_areUsageErrorsWithClearMessages() {
-        Result r = run(null, "pub", "not-a-stream", "x", "--ca", server.certificateFile().toString());
-        assertThat(r.code).isEqualTo(2);
-        assertThat(r.err).contains("TENANT/NAMESPACE/STREAM");
-        Result noCa = run(null, "pub", "t1/default/x", "hi", "--ca", dir.resolve("missing.pem").toString());
-        assertThat(noCa.code).isEqualTo(2);
-        assertThat(noCa.err).contains("does not exist");
-        Result unreachable = run(null, "pub", "t1/default/x", "hi", "--broker", "127.0.0.1:1",
+        InProcessCli.Result r = run(null, "pub", "not-a-stream", "x", "--ca", server.certificateFile().toString());
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("TENANT/NAMESPACE/STREAM");
+        InProcessCli.Result noCa = run(null, "pub", "t1/default/x", "hi", "--ca", dir.resolve("missing.pem").toString());
+        assertThat(noCa.code()).isEqualTo(2);
+        assertThat(noCa.err()).contains("does not exist");
+        InProcessCli.Result unreachable = run(null, "pub", "t1/default/x", "hi", "--broker", "127.0.0.1:1",
                 "--ca", server.certificateFile().toString());
-        assertThat(unreachable.code).isEqualTo(1);
-        assertThat(unreachable.err).contains("connection_lost").contains("is a broker running at 127.0.0.1:1?");
+        assertThat(unreachable.code()).isEqualTo(1);
+        assertThat(unreachable.err()).contains("connection_lost").contains("is a broker running at 127.0.0.1:1?");
     }
 
     @Test
     void help_readsWellEverywhere() {
         for (String[] cmd : new String[][] {{"--help"}, {"server", "--help"}, {"pub", "--help"}, {"sub", "--help"},
                 {"stream", "create", "--help"}}) { // bench: felix-bench.jar (BenchCliTest, BenchStubTest)
-            Result r = run(null, cmd);
-            assertThat(r.code).as(String.join(" ", cmd)).isZero();
-            assertThat(r.out).as(String.join(" ", cmd)).contains("Usage:");
+            InProcessCli.Result r = run(null, cmd);
+            assertThat(r.code()).as(String.join(" ", cmd)).isZero();
+            assertThat(r.out()).as(String.join(" ", cmd)).contains("Usage:");
         }
     }
 
@@ -226,27 +222,7 @@ class CliTest {
         return all.toArray(String[]::new);
     }
 
-    record Result(int code, String out, String err) {
-    }
-
-    private static synchronized Result run(String stdin, String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        InputStream oldIn = System.in;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            if (stdin != null) {
-                System.setIn(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)));
-            }
-            int code = FelixCommand.execute(args);
-            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-            System.setIn(oldIn);
-        }
+    private static InProcessCli.Result run(String stdin, String... args) {
+        return InProcessCli.runWithInput(stdin, args);
     }
 }

@@ -2,9 +2,6 @@ package dev.felix.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,48 +19,48 @@ class DemoCommandTest {
     void stateDivergence_watchMode_keepsItsPromiseAndSaysSoLast() {
         // 2-second phases (the first is the fresh JVM's warm-up): a 4-second stall at the default 400
         // changes/s against a 64-change watch queue, so the broker must end the paused mirror's watch.
-        Result r = run("demo", "state-divergence", "--mode", "watch", "--duration", "2", "--queue-capacity", "64",
+        InProcessCli.Result r = run("demo", "state-divergence", "--mode", "watch", "--duration", "2", "--queue-capacity", "64",
                 "--no-tui");
 
-        assertThat(r.code).as(r.out + r.err).isZero();
-        assertThat(r.out).contains("=== watch (memory cache, every consumer a CacheMirror) ===")
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("=== watch (memory cache, every consumer a CacheMirror) ===")
                 .contains("watch ended by the broker");
-        assertThat(lastLine(r.out)).startsWith("RESULT: as promised — watch: every mirror converged");
+        assertThat(lastLine(r.out())).startsWith("RESULT: as promised — watch: every mirror converged");
     }
 
     @Test
     void slowConsumer_keepsItsPromiseAndSaysSoLast() {
-        Result r = run("demo", "slow-consumer", "--policy", "drop_new", "--duration", "1", "--rate", "2000",
+        InProcessCli.Result r = run("demo", "slow-consumer", "--policy", "drop_new", "--duration", "1", "--rate", "2000",
                 "--no-tui");
 
-        assertThat(r.code).as(r.out + r.err).isZero();
-        assertThat(r.out).contains("policy = drop_new");
-        assertThat(lastLine(r.out)).startsWith("RESULT: as promised — drop_new:");
+        assertThat(r.code()).as(r.out() + r.err()).isZero();
+        assertThat(r.out()).contains("policy = drop_new");
+        assertThat(lastLine(r.out())).startsWith("RESULT: as promised — drop_new:");
     }
 
     @Test
     void eachDemosHelpIsItsOwnUsage() {
-        Result divergence = run("demo", "state-divergence", "--help");
-        assertThat(divergence.code).isZero();
-        assertThat(divergence.out).startsWith("Felix demo: local state divergence")
+        InProcessCli.Result divergence = run("demo", "state-divergence", "--help");
+        assertThat(divergence.code()).isZero();
+        assertThat(divergence.out()).startsWith("Felix demo: local state divergence")
                 .contains("--mode M            lossy | lossless | durable | watch").contains("--stalled N");
 
-        Result slow = run("demo", "slow-consumer", "--help");
-        assertThat(slow.code).isZero();
-        assertThat(slow.out).startsWith("Felix demo: slow-consumer isolation").contains("--policy P");
+        InProcessCli.Result slow = run("demo", "slow-consumer", "--help");
+        assertThat(slow.code()).isZero();
+        assertThat(slow.out()).startsWith("Felix demo: slow-consumer isolation").contains("--policy P");
 
-        Result demo = run("demo", "--help");
-        assertThat(demo.code).isZero();
-        assertThat(demo.out).contains("Usage: felix demo").contains("state-divergence").contains("slow-consumer");
-        assertThat(run("--help").out).contains("demo");
+        InProcessCli.Result demo = run("demo", "--help");
+        assertThat(demo.code()).isZero();
+        assertThat(demo.out()).contains("Usage: felix demo").contains("state-divergence").contains("slow-consumer");
+        assertThat(run("--help").out()).contains("demo");
     }
 
     @Test
     void aUsageErrorExitsTwo() {
-        Result r = run("demo", "state-divergence", "--mode", "gossip");
-        assertThat(r.code).isEqualTo(2);
-        assertThat(r.err).contains("unknown mode gossip");
-        assertThat(r.out).isEmpty();
+        InProcessCli.Result r = run("demo", "state-divergence", "--mode", "gossip");
+        assertThat(r.code()).isEqualTo(2);
+        assertThat(r.err()).contains("unknown mode gossip");
+        assertThat(r.out()).isEmpty();
     }
 
     private static String lastLine(String out) {
@@ -71,23 +68,7 @@ class DemoCommandTest {
         return lines.isEmpty() ? "" : lines.get(lines.size() - 1);
     }
 
-    record Result(int code, String out, String err) {
-    }
-
-    /** Runs {@code felix args} with stdout and stderr captured (the demos print to System.out/err). */
-    private static synchronized Result run(String... args) {
-        PrintStream oldOut = System.out;
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        try {
-            System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-            int code = FelixCommand.execute(args);
-            return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    private static InProcessCli.Result run(String... args) {
+        return InProcessCli.run(args);
     }
 }

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
-import dev.felix.cluster.NodeInfo;
-import dev.felix.cluster.tls.ClusterTls;
 import dev.felix.client.ClientConfig;
 import dev.felix.client.ClusterPublisher;
 import dev.felix.client.ClusterSubscription;
@@ -20,7 +18,6 @@ import dev.felix.client.StreamSpec;
 import dev.felix.client.SubscribeOptions;
 import dev.felix.client.Subscription;
 import dev.felix.server.FelixServer;
-import dev.felix.server.config.ConfigLoader;
 import dev.felix.transport.ClientTrust;
 import dev.felix.wire.ErrorCode;
 import dev.felix.wire.StartPosition;
@@ -31,10 +28,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -58,46 +52,27 @@ class ClusterIntegrationTest {
     @TempDir
     Path dir;
 
-    private final Map<String, FelixServer> nodes = new LinkedHashMap<>();
+    private TestCluster cluster;
     private final List<FelixClient> clients = new ArrayList<>();
 
     @AfterEach
     void stop() {
         clients.forEach(FelixClient::close);
-        nodes.values().forEach(FelixServer::close);
-    }
-
-    private FelixServer start(String id, ClusterTls.CaFiles ca, String join) throws Exception {
-        Map<String, String> flags = new HashMap<>();
-        flags.put("data_dir", dir.resolve(id).toString());
-        flags.put("quic_bind", "127.0.0.1:0");
-        flags.put("http_bind", "127.0.0.1:0");
-        flags.put("node_id", id);
-        flags.put("raft_bind", "127.0.0.1:0");
-        flags.put("cluster_ca_cert", ca.cert().toString());
-        flags.put("cluster_ca_key", ca.key().toString());
-        if (join == null) {
-            flags.put("cluster_bootstrap", "true");
-        } else {
-            flags.put("cluster_join", join);
+        if (cluster != null) {
+            cluster.close();
         }
-        FelixServer server = FelixServer.start(ConfigLoader.load(null, Map.of(), flags));
-        nodes.put(id, server);
-        return server;
     }
-
-    private ClusterTls.CaFiles ca;
 
     /** A client that trusts the cluster CA only: every node shows clients a certificate the CA issued. */
     private FelixClient connect(FelixServer node) throws Exception {
-        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(ca.cert()))
+        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
                 .broker(node.quicAddress()).tenant("t1").build());
         clients.add(c);
         return c;
     }
 
     private FelixServer node(String id) {
-        return nodes.get(id);
+        return cluster.node(id);
     }
 
     @Test
@@ -110,10 +85,10 @@ class ClusterIntegrationTest {
         assertThat(created.replicas()).isEqualTo(3);
         String leaderId = created.shardInfo().get(0).leader();
         assertThat(created.shardInfo().get(0).replicas()).containsExactlyInAnyOrder("n1", "n2", "n3");
-        assertThat(n1.certificateFile()).as("clients are told to trust the cluster CA").isEqualTo(ca.cert());
+        assertThat(n1.certificateFile()).as("clients are told to trust the cluster CA").isEqualTo(cluster.ca().cert());
 
         // A node that does not lead the shard says who does.
-        String otherId = nodes.keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+        String otherId = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
         FelixClientException redirect = catchThrowableOfType(FelixClientException.class,
                 () -> connect(node(otherId)).publisher(ORDERS).publish(bytes("x")));
         assertThat(redirect.code()).isEqualTo(ErrorCode.NOT_LEADER);
@@ -152,9 +127,8 @@ class ClusterIntegrationTest {
         assertClusterMetricsDocumented(scrape);
 
         // A clean stop hands the shard over; the new leader serves every acknowledged record at its offset.
-        leader.close();
-        nodes.remove(leaderId);
-        FelixServer survivor = nodes.values().iterator().next();
+        cluster.stop(leaderId);
+        FelixServer survivor = cluster.nodes().values().iterator().next();
         await().atMost(Duration.ofSeconds(30)).until(() -> {
             var p = survivor.cluster().placements().get(0);
             return !p.leader().equals(leaderId) && p.epoch() > 1;
@@ -178,8 +152,8 @@ class ClusterIntegrationTest {
         FelixServer n1 = startThree();
         String leaderId = connect(n1).streams().create(ORDERS,
                 new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3)).shardInfo().get(0).leader();
-        String followerId = nodes.keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
-        ClientConfig config = ClientConfig.builder(ClientTrust.certificates(ca.cert())).tenant("t1")
+        String followerId = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+        ClientConfig config = ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert())).tenant("t1")
                 .connectTimeout(Duration.ofSeconds(3)).requestTimeout(Duration.ofSeconds(30)).build();
 
         // The client knows one follower only; it finds the leader from the cluster's answer.
@@ -193,8 +167,7 @@ class ClusterIntegrationTest {
 
             // The leader stops cleanly and hands the shard to a replica: the publisher and the subscription
             // follow without the application doing anything, and no offset is skipped or repeated.
-            node(leaderId).close();
-            nodes.remove(leaderId);
+            this.cluster.stop(leaderId);
             for (int i = 10; i < 20; i++) {
                 assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(i);
             }
@@ -247,15 +220,9 @@ class ClusterIntegrationTest {
                 .containsExactlyInAnyOrderElementsOf(exposed);
     }
 
-    /** Starts n1 (bootstrap), then n2 and n3 joining through it, and waits until all three are up. */
     private FelixServer startThree() throws Exception {
-        ca = ClusterTls.createCa(dir.resolve("ca"));
-        FelixServer n1 = start("n1", ca, null);
-        String raft1 = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
-        start("n2", ca, raft1);
-        start("n3", ca, raft1);
-        await().atMost(Duration.ofSeconds(30)).until(() -> n1.cluster().nodes().stream().filter(NodeInfo::up).count() == 3);
-        return n1;
+        cluster = TestCluster.startThree(dir);
+        return cluster.node("n1");
     }
 
     private static byte[] bytes(String s) {

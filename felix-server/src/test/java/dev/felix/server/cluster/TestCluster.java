@@ -1,0 +1,104 @@
+package dev.felix.server.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.cluster.NodeInfo;
+import dev.felix.cluster.tls.ClusterTls;
+import dev.felix.server.FelixServer;
+import dev.felix.server.config.ConfigLoader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Three {@code felix server} nodes in this JVM forming one cluster over real QUIC, Raft and mutual TLS, under
+ * a test's temporary directory: n1 bootstraps, n2 and n3 join through it, each on ports the OS picks.
+ * {@link #close()} stops every node still running. Shared by the server's and the CLI's cluster tests.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    private final Path dir;
+    private final ClusterTls.CaFiles ca;
+    private final Map<String, FelixServer> nodes = new LinkedHashMap<>();
+
+    private TestCluster(Path dir, ClusterTls.CaFiles ca) {
+        this.dir = dir;
+        this.ca = ca;
+    }
+
+    /** Starts three nodes with a new CA under {@code dir}/ca and waits until all three are up. */
+    public static TestCluster startThree(Path dir) throws Exception {
+        return startThree(dir, ClusterTls.createCa(dir.resolve("ca")));
+    }
+
+    /** Starts three nodes whose certificates {@code ca} issues, and waits until all three are up. */
+    public static TestCluster startThree(Path dir, ClusterTls.CaFiles ca) throws Exception {
+        TestCluster c = new TestCluster(dir, ca);
+        try {
+            FelixServer n1 = c.start("n1", null);
+            String raft = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
+            c.start("n2", raft);
+            c.start("n3", raft);
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> n1.cluster().nodes().stream().filter(NodeInfo::up).count() == 3);
+            return c;
+        } catch (Exception | Error e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private FelixServer start(String id, String join) throws Exception {
+        Map<String, String> flags = new HashMap<>();
+        flags.put("data_dir", dir.resolve(id).toString());
+        flags.put("quic_bind", "127.0.0.1:0");
+        flags.put("http_bind", "127.0.0.1:0");
+        flags.put("node_id", id);
+        flags.put("raft_bind", "127.0.0.1:0");
+        flags.put("cluster_ca_cert", ca.cert().toString());
+        flags.put("cluster_ca_key", ca.key().toString());
+        if (join == null) {
+            flags.put("cluster_bootstrap", "true");
+        } else {
+            flags.put("cluster_join", join);
+        }
+        FelixServer server = FelixServer.start(ConfigLoader.load(null, Map.of(), flags));
+        nodes.put(id, server);
+        return server;
+    }
+
+    /** The CA every node's certificate comes from (what clients trust). */
+    public ClusterTls.CaFiles ca() {
+        return ca;
+    }
+
+    /** The running nodes by id, in start order (a node stopped with {@link #stop} is gone from it). */
+    public Map<String, FelixServer> nodes() {
+        return nodes;
+    }
+
+    public FelixServer node(String id) {
+        return nodes.get(id);
+    }
+
+    /** {@code 127.0.0.1:PORT} of node {@code id}'s client endpoint. */
+    public String address(String id) {
+        return "127.0.0.1:" + nodes.get(id).quicAddress().getPort();
+    }
+
+    /** Stops node {@code id} cleanly (its leaderships are handed off). */
+    public void stop(String id) {
+        FelixServer n = nodes.remove(id);
+        if (n != null) {
+            n.close();
+        }
+    }
+
+    @Override
+    public void close() {
+        nodes.values().forEach(FelixServer::close);
+        nodes.clear();
+    }
+}
