@@ -247,8 +247,8 @@ final class BenchCommand implements Runnable {
     @Command(name = "cluster", description = {"Replicated publish latency and throughput, and failover time.",
         "A durable stream on three node processes with leader and with quorum consistency, beside a",
         "single node and NATS JetStream R3 (three nats-server processes); then the quorum leader",
-        "SIGKILLed again and again, timed until a survivor acknowledges a publish. Takes about 10",
-        "minutes (--quick about 3). Options: felix bench cluster --help."})
+        "SIGKILLed again and again, timed until a survivor acknowledges a publish. Takes about 4",
+        "minutes (--quick about 2). Options: felix bench cluster --help."})
     static final class Cluster implements Callable<Integer> {
         @picocli.CommandLine.Unmatched
         List<String> args = new ArrayList<>();

@@ -52,7 +52,7 @@ public final class ClusterBenchmark {
 
         public static String usage() {
             return """
-                  --quick           300 latency and 3,000 throughput publishes per target, 5 kills (about 3 min)
+                  --quick           300 latency and 3,000 throughput publishes per target, 5 kills (about 2 min)
                   --latency=N       acknowledged publishes one at a time per target (default 2000)
                   --throughput=N    publishes with a window in flight per target (default 20000)
                   --window=N        publishes in flight in the throughput phase (default 256)
@@ -60,8 +60,8 @@ public final class ClusterBenchmark {
                   --kills=N         leader SIGKILLs for the failover distribution (default 20; 0 skips it)
                   --no-nats         skip NATS JetStream R3
                   --results=DIR     where JSON and text results go (default bench/results)
-                A full run takes about 10 minutes (most of it the kills: each waits for the killed node to
-                rejoin and catch up before the next). Run it alone: a build beside it makes the figures noise.""";
+                A full run takes about 4 minutes here (the 20 kills about 2; each waits for the killed node to
+                rejoin and catch up). Run it alone: a build beside it makes the figures noise.""";
         }
 
         public static Options parse(String[] args) {
