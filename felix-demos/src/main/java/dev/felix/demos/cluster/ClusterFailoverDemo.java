@@ -197,6 +197,29 @@ public final class ClusterFailoverDemo {
 
     /** The payload at {@code offset}, read by a subscription starting there. */
     static String readAt(FelixClient c, StreamRef ref, long offset) {
+        // The metadata may already name a node the leader while that node is still taking over (adopting what
+        // its replicas hold, opening its log): it answers unavailable or not_leader until then. Try again for
+        // a bounded time; any other error, or no answer within it, is the demo's failure.
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (true) {
+            try {
+                return readOnce(c, ref, offset);
+            } catch (FelixClientException e) {
+                boolean takingOver = e.code() == ErrorCode.UNAVAILABLE || e.code() == ErrorCode.NOT_LEADER;
+                if (!takingOver || System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(200); // the node finishes taking over on its own: nothing to wait on from here
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "(interrupted)";
+            }
+        }
+    }
+
+    private static String readOnce(FelixClient c, StreamRef ref, long offset) {
         try (Subscription s = c.subscribe(SubscribeOptions.of(ref).fromOffset(offset))) {
             Item item = s.next(Duration.ofSeconds(20));
             if (item instanceof Event e && e.offset() == offset) {
