@@ -72,14 +72,17 @@ public final class ClusterBenchmark {
             int kills = 20;
             boolean nats = true;
             Path results = Path.of("bench/results");
+            if (java.util.Arrays.asList(args).contains("--quick")) { // smaller defaults; explicit values still win
+                latency = 300;
+                throughput = 3000;
+                kills = 5;
+            }
             for (String a : args) {
                 String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
                 String value = a.contains("=") ? a.substring(a.indexOf('=') + 1) : null;
                 switch (name) {
                     case "--quick" -> {
-                        latency = 300;
-                        throughput = 3000;
-                        kills = 5;
+                        // applied above, before the explicit values
                     }
                     case "--latency" -> latency = positive(name, value);
                     case "--throughput" -> throughput = positive(name, value);

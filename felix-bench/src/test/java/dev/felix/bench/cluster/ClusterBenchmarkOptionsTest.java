@@ -26,6 +26,9 @@ class ClusterBenchmarkOptionsTest {
         assertThat(o.payloadBytes()).isEqualTo(1024);
         assertThat(o.window()).isEqualTo(64);
         assertThat(o.resultsDir()).isEqualTo(Path.of("/tmp/r"));
+
+        // An explicit value wins over --quick wherever it stands.
+        assertThat(ClusterBenchmark.Options.parse(new String[] {"--latency=50", "--quick"}).latencyMessages()).isEqualTo(50);
     }
 
     @Test
