@@ -196,6 +196,35 @@ public final class FelixClient implements AutoCloseable {
         return s;
     }
 
+    /**
+     * Subscribes without waiting for the broker's answer, so a caller can set up many subscriptions at once: on a
+     * multiplexed connection they are pipelined on one session stream (thousands in a few round trips, where
+     * {@link #subscribe(SubscribeOptions, SubscriptionHandler)} takes one round trip each). The future completes
+     * once the broker confirmed, from then on {@code handler} is called as with the blocking form; it fails with
+     * the errors {@code subscribe} throws, and with {@link ErrorCode#TIMEOUT} after the request timeout.
+     */
+    public CompletableFuture<Subscription> subscribeAsync(SubscribeOptions options, SubscriptionHandler handler) {
+        Subscription s = new Subscription(this, options, config.receivePolicy);
+        starting.add(s);
+        CompletableFuture<Subscription> result = new CompletableFuture<>();
+        s.start().orTimeout(config.requestTimeout.toMillis(), TimeUnit.MILLISECONDS).whenComplete((ok, err) -> {
+            starting.remove(s);
+            if (err == null) {
+                handlers().dispatch(s, handler);
+                result.complete(s);
+                return;
+            }
+            s.close();
+            Throwable cause = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+                    ? err.getCause() : err;
+            result.completeExceptionally(cause instanceof FelixClientException fe ? fe
+                    : cause instanceof TimeoutException ? new FelixClientException(ErrorCode.TIMEOUT,
+                            "could not subscribe within " + config.requestTimeout.toMillis() + " ms")
+                    : new FelixClientException(ErrorCode.INTERNAL, "could not subscribe: " + cause, -1, cause));
+        });
+        return result;
+    }
+
     /** The shared handler threads, started on first use. */
     private HandlerDispatcher handlers() {
         synchronized (this) {
@@ -327,7 +356,11 @@ public final class FelixClient implements AutoCloseable {
     }
 
     void forget(Subscription subscription) {
-        subscriptions.values().remove(subscription);
+        long id = subscription.id();
+        // By key: a scan of the values made closing n subscriptions cost n^2.
+        if (id < 0 || !subscriptions.remove(id, subscription)) {
+            subscriptions.values().remove(subscription); // not claimed under its id (never started): rare
+        }
     }
 
     private void tick() {

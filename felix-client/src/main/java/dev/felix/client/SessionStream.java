@@ -1,5 +1,6 @@
 package dev.felix.client;
 
+import dev.felix.transport.CoalescedFlush;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.wire.BinaryMuxEventBatch;
 import dev.felix.wire.Capabilities;
@@ -44,6 +45,8 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     private final Map<Integer, MuxChannel> channels = new HashMap<>();
     private final Map<Long, List<MuxChannel>> bySubscription = new HashMap<>();
     private QuicStreamChannel channel;
+    /** Requests written in one batch of event-loop tasks share a flush (a packet), see {@link CoalescedFlush}. */
+    private CoalescedFlush flush;
     private long nextRequestId = 1;
     private boolean authenticated;
     private FelixClientException ended;
@@ -83,6 +86,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         channel = (QuicStreamChannel) ctx.channel();
+        flush = new CoalescedFlush(channel);
         channel.writeAndFlush(ClientFrames.encode(new Message.Auth(config.tenant, config.token, Capabilities.ALL)));
         ctx.fireChannelActive();
     }
@@ -101,9 +105,10 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             pending.put(id, new Pending(subscription, done));
             StreamRef s = o.stream();
             int window = subscription.creditWindow();
-            channel.writeAndFlush(ClientFrames.encode(new Message.MuxSubscribe(id, s.tenant(), s.namespace(),
+            channel.write(ClientFrames.encode(new Message.MuxSubscribe(id, s.tenant(), s.namespace(),
                     s.stream(), o.start(), o.shard(), o.queuePolicy(), o.queueEvents(), null, o.incarnation(),
                     window)), channel.voidPromise());
+            flush.request(); // subscribes made together leave together
         });
         return done;
     }
@@ -112,8 +117,9 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     void credit(int channelId, long events) {
         channel.eventLoop().execute(() -> {
             if (ended == null && channels.containsKey(channelId)) {
-                channel.writeAndFlush(ClientFrames.encode(new Message.Credit(channelId, (int) events)),
+                channel.write(ClientFrames.encode(new Message.Credit(channelId, (int) events)),
                         channel.voidPromise());
+                flush.request();
             }
         });
     }
@@ -129,8 +135,9 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
                 channels.remove(c.id);
             }
             if (ended == null && channel.isActive()) {
-                channel.writeAndFlush(ClientFrames.encode(new Message.Unsubscribe(subscriptionId)),
+                channel.write(ClientFrames.encode(new Message.Unsubscribe(subscriptionId)),
                         channel.voidPromise());
+                flush.request();
             }
         });
     }

@@ -17,6 +17,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,6 +71,57 @@ class MuxSubscriptionIntegrationTest {
             subs.forEach(Subscription::close);
             await().until(() -> broker.server().broker().find(new StreamName("t1", "default", "mux"))
                     .map(st -> st.info().shards().get(0).subscribers()).orElse(-1) == 0);
+        }
+    }
+
+    @Test
+    void tenThousandSubscriptions_setUpPipelined_shareHandlerThreads_andEachGetsEveryEventInOrder() throws Exception {
+        int connections = 10;
+        int perConnection = 1_000;
+        int events = 20;
+        try (TestBroker broker = TestBroker.start(dir); FelixClient pub = broker.connect()) {
+            List<FelixClient> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < connections; i++) {
+                    clients.add(broker.connect(b -> b.handlerThreads(1)));
+                }
+                AtomicLongArray next = new AtomicLongArray(connections * perConnection);
+                AtomicInteger wrong = new AtomicInteger();
+                List<CompletableFuture<Subscription>> pending = new ArrayList<>();
+                for (int i = 0; i < connections * perConnection; i++) {
+                    int sub = i;
+                    pending.add(clients.get(i % connections).subscribeAsync(SubscribeOptions.of(S), e -> {
+                        if (e.offset() != next.get(sub) || ByteBuffer.wrap(e.payload()).getLong() != e.offset()) {
+                            wrong.incrementAndGet();
+                        }
+                        next.set(sub, e.offset() + 1);
+                    }));
+                }
+                CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new)).get(90, TimeUnit.SECONDS);
+                assertThat(Thread.getAllStackTraces().keySet().stream()
+                        .filter(t -> t.getName().startsWith("felix-handler")).count())
+                        .as("handlers share each client's pool: no thread per subscription")
+                        .isLessThanOrEqualTo(connections);
+                try (Publisher p = pub.publisher(S)) {
+                    for (int i = 0; i < events; i++) {
+                        p.publish(ByteBuffer.allocate(8).putLong(i).array());
+                    }
+                }
+                await().atMost(Duration.ofSeconds(60)).until(() -> {
+                    for (int i = 0; i < next.length(); i++) {
+                        if (next.get(i) < events) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
+                assertThat(wrong.get()).as("events out of order or with the wrong payload").isZero();
+                assertThat(broker.server().broker().find(new StreamName("t1", "default", "mux"))
+                        .map(st -> st.info().shards().get(0).subscribers()).orElse(-1))
+                        .isEqualTo(connections * perConnection);
+            } finally {
+                clients.forEach(FelixClient::close);
+            }
         }
     }
 

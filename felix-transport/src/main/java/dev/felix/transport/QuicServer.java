@@ -2,6 +2,8 @@ package dev.felix.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.handler.codec.quic.EpollQuicUtils;
 import io.netty.handler.codec.quic.QuicChannelOption;
 import io.netty.handler.codec.quic.QuicServerCodecBuilder;
@@ -24,6 +26,14 @@ public final class QuicServer implements AutoCloseable {
 
     /** Datagrams that segmentation offload (GSO) may coalesce into one send on epoll. */
     static final int GSO_SEGMENTS = 10;
+    /**
+     * Flushes of the UDP socket merged into one before it is flushed anyway. Every QUIC connection flushes the
+     * shared socket after each send; a fanout to a hundred connections made a hundred {@code sendmsg} calls. The
+     * socket's flushes are now consolidated ({@link FlushConsolidationHandler}): during a read, until the read
+     * completes (as Netty's QUIC codec already did for itself); otherwise until the event loop's next task, so
+     * everything the current batch of tasks wrote leaves in one {@code sendmmsg}.
+     */
+    static final int FLUSHES_PER_SEND = 256;
 
     private final IoRuntime runtime;
     private final boolean ownsRuntime;
@@ -82,8 +92,14 @@ public final class QuicServer implements AutoCloseable {
                 builder.option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR,
                         EpollQuicUtils.newSegmentedAllocator(GSO_SEGMENTS));
             }
+            ChannelHandler codec = builder.build();
             Channel channel = rt.datagramBootstrap(udpPayload)
-                    .handler(builder.build())
+                    .handler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast(new FlushConsolidationHandler(FLUSHES_PER_SEND, true), codec);
+                        }
+                    })
                     .bind(address)
                     .syncUninterruptibly()
                     .channel();

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
             "Peers for compare and watch: bench/peers/install.sh (nats-server, redis-server,",
             "etcd-server)."},
         subcommands = {BenchCommand.Latency.class, BenchCommand.Throughput.class, BenchCommand.Compare.class,
-            BenchWatchCommand.class, BenchCommand.Storage.class, BenchCommand.Micro.class, BenchCommand.Cluster.class})
+            BenchWatchCommand.class, BenchCommand.Storage.class, BenchCommand.Micro.class, BenchCommand.Cluster.class,
+        BenchCommand.Fanout.class})
 final class BenchCommand implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -267,6 +268,32 @@ final class BenchCommand implements Runnable {
                 throw new UsageException(e.getMessage());
             }
             return dev.felix.bench.cluster.ClusterBenchmark.run(options, System.out) ? 0 : 1;
+        }
+    }
+
+    @Command(name = "fanout", description = {"Thousands of subscribers of one stream over many connections.",
+        "1,000 and 10,000 subscribers over 100 connections, 100 msgs/s of 256 B, Felix beside NATS",
+        "(plain and TLS), a fresh broker process per run: time to subscribe all, delivery p50/p99 to",
+        "every subscriber, loss, broker CPU and memory per subscriber. Takes about 8 minutes",
+        "(--quick about 3). Options: felix bench fanout --help."})
+    static final class Fanout implements Callable<Integer> {
+        @picocli.CommandLine.Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            if (args.contains("--help") || args.contains("-h")) {
+                System.out.println("Usage: felix bench fanout [--option=value ...]");
+                System.out.println(dev.felix.bench.fanout.FanoutBenchmark.Options.usage());
+                return 0;
+            }
+            dev.felix.bench.fanout.FanoutBenchmark.Options options;
+            try {
+                options = dev.felix.bench.fanout.FanoutBenchmark.Options.parse(args.toArray(String[]::new));
+            } catch (IllegalArgumentException e) {
+                throw new UsageException(e.getMessage());
+            }
+            return dev.felix.bench.fanout.FanoutBenchmark.run(options, System.out) ? 0 : 1;
         }
     }
 

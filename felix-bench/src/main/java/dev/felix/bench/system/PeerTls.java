@@ -16,9 +16,9 @@ import javax.net.ssl.TrustManagerFactory;
  * @param key  PEM (PKCS#8) private key file
  * @param client client context trusting {@code cert}
  */
-record PeerTls(Path cert, Path key, SSLContext client) {
+public record PeerTls(Path cert, Path key, SSLContext client) {
 
-    static PeerTls create(Path dir) throws Exception {
+    public static PeerTls create(Path dir) throws Exception {
         TlsMaterial material = TlsMaterial.generateSelfSigned(java.util.List.of());
         material.writePem(dir);
         KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());

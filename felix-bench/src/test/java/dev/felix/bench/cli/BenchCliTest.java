@@ -24,7 +24,7 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 class BenchCliTest {
 
-    /** The command surface (as before the benchmarks left felix.jar, plus cluster): subcommand to option names. */
+    /** The command surface (as before the benchmarks left felix.jar, plus cluster and fanout): subcommand to option names. */
     private static final Map<String, Set<String>> SURFACE = new LinkedHashMap<>();
 
     static {
@@ -41,6 +41,7 @@ class BenchCliTest {
         SURFACE.put("storage", Set.of()); // parses its own --name=value options (felix bench storage --help)
         SURFACE.put("micro", help);       // passes every other argument to JMH
         SURFACE.put("cluster", Set.of()); // parses its own --name=value options (felix bench cluster --help)
+        SURFACE.put("fanout", Set.of());  // parses its own --name=value options (felix bench fanout --help)
     }
 
     @Test

@@ -25,6 +25,11 @@ public final class NodeProcess implements AutoCloseable {
     /** The main class of the {@code felix} command. */
     static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
     /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
+    /** Test and demo nodes: several share the machine with the tests' own JVM. */
+    static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
+    /** What {@code ./felix server} runs a broker with (see the launcher script): G1 giving idle memory back. */
+    public static final List<String> SERVER_JVM = List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000",
+            "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20");
     static final Duration STARTUP = Duration.ofSeconds(90);
 
     private static final Pattern QUIC = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)");
@@ -36,6 +41,8 @@ public final class NodeProcess implements AutoCloseable {
     private final Path ca;
     private final Path caKey;
     private final List<String> extra;
+    /** JVM options of the node's process: small and serial for tests and demos, unless a benchmark says. */
+    private List<String> jvmOptions = TEST_JVM;
     private Process process;
     private int quicPort;
     private String raftAddress;
@@ -75,7 +82,14 @@ public final class NodeProcess implements AutoCloseable {
      */
     public static NodeProcess startSingle(String id, Path dataDir, Path logDir, List<String> extra)
             throws IOException, InterruptedException {
+        return startSingle(id, dataDir, logDir, TEST_JVM, extra);
+    }
+
+    /** {@link #startSingle(String, Path, Path, List)} with these JVM options (e.g. {@link #SERVER_JVM}). */
+    public static NodeProcess startSingle(String id, Path dataDir, Path logDir, List<String> jvmOptions,
+            List<String> extra) throws IOException, InterruptedException {
         NodeProcess n = new NodeProcess(id, dataDir, logDir, null, null, extra);
+        n.jvmOptions = List.copyOf(jvmOptions);
         n.launch(List.of());
         return n;
     }
@@ -112,7 +126,13 @@ public final class NodeProcess implements AutoCloseable {
     private void spawn(List<String> membership) throws IOException {
         starts++;
         String java = ProcessHandle.current().info().command().orElse("java");
-        List<String> command = new ArrayList<>(List.of(java, "-Xmx384m", "-XX:+UseSerialGC"));
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(jvmOptions);
+        // Extra options for every node, e.g. to profile one: -Dfelix.node.jvm="-XX:+PreserveFramePointer ..."
+        String more = System.getProperty("felix.node.jvm", "").strip();
+        if (!more.isEmpty()) {
+            command.addAll(List.of(more.split("\\s+")));
+        }
         command.addAll(launcher());
         command.addAll(List.of("server", "--data-dir", dataDir.toString(),
                 "--quic-bind", "127.0.0.1:0", "--http-bind", "127.0.0.1:0"));

@@ -7,6 +7,7 @@ import dev.felix.core.stream.EventBatch;
 import dev.felix.core.stream.GapNotice;
 import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
+import dev.felix.transport.CoalescedFlush;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.Message;
 import io.netty.channel.ChannelHandlerContext;
@@ -64,12 +65,15 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private int[] ids = new int[16];
     private int nextChannel = 1;
     private boolean closed;
+    /** One flush for the replies written during a batch of event-loop tasks. */
+    private final CoalescedFlush replies;
 
     MuxSession(StreamSession session) {
         this.session = session;
         this.context = session.context;
         this.stream = session.channel;
         this.withShard = Capabilities.has(session.negotiated(), Capabilities.SHARDS);
+        this.replies = new CoalescedFlush(stream);
         stream.pipeline().addLast(this); // writability changes and the end of the stream
     }
 
@@ -172,7 +176,10 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             incarnations = subscriptions.stream().map(Subscription::incarnation).toList();
         }
         // The reply goes out before any event: deliveries start only once it is written.
-        session.write(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids, incarnations));
+        // Coalesced: a thousand subscribes that arrived together are confirmed in a few packets, not a thousand.
+        stream.write(Frames.json(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids, incarnations)),
+                stream.voidPromise());
+        replies.request();
         for (Channel c : opened) {
             c.subscription.listen(c);
         }

@@ -1,0 +1,152 @@
+package dev.felix.bench.fanout;
+
+import dev.felix.client.ClientConfig;
+import dev.felix.client.Event;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.Gap;
+import dev.felix.client.Publisher;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import dev.felix.client.SubscribeOptions;
+import dev.felix.client.Subscription;
+import dev.felix.client.SubscriptionHandler;
+import dev.felix.demos.cluster.NodeProcess;
+import dev.felix.transport.ClientTrust;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Felix: a {@code felix server} process started as {@code ./felix server} runs it (its JVM options, every broker
+ * default), reached through the Java SDK as an application would: each connection one {@link FelixClient} (one
+ * QUIC connection) with one handler thread, its subscriptions multiplexed on one session stream and set up with
+ * {@link FelixClient#subscribeAsync} (pipelined). The stream is ephemeral with one shard; subscribers take the
+ * broker's default queue policy, so a subscriber that falls behind is told what it lost (a gap), never slowed
+ * down or silently skipped.
+ */
+final class FelixFanout implements FanoutSystem {
+
+    static final StreamRef STREAM = StreamRef.parse("t1/default/fanout");
+    private static final Duration SUBSCRIBE_TIMEOUT = Duration.ofSeconds(120);
+
+    private final NodeProcess node;
+    private final List<FelixClient> clients = new ArrayList<>();
+    private final List<Subscription> subscriptions = new ArrayList<>();
+    private FelixClient publisherClient;
+    private Publisher publisher;
+    private volatile String publishProblem;
+
+    private FelixFanout(NodeProcess node) {
+        this.node = node;
+    }
+
+    static FelixFanout start(Path dir) throws Exception {
+        NodeProcess node = NodeProcess.startSingle("fanout", dir.resolve("data"), dir.resolve("logs"),
+                NodeProcess.SERVER_JVM, List.of());
+        FelixFanout f = new FelixFanout(node);
+        try {
+            f.publisherClient = FelixClient.connect(f.config(2));
+            f.publisherClient.streams().create(STREAM, StreamSpec.ephemeral(1));
+            f.publisher = f.publisherClient.publisher(STREAM);
+            return f;
+        } catch (Exception | Error e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    private ClientConfig config(int handlerThreads) throws dev.felix.transport.TlsException {
+        return ClientConfig.builder(ClientTrust.certificates(node.certificate())).broker(node.clientAddress())
+                .tenant("t1").handlerThreads(handlerThreads).requestTimeout(SUBSCRIBE_TIMEOUT).build();
+    }
+
+    @Override
+    public long brokerPid() {
+        return node.pid();
+    }
+
+    @Override
+    public boolean jvm() {
+        return true;
+    }
+
+    @Override
+    public void connect(int connections) throws Exception {
+        for (int i = 0; i < connections; i++) {
+            clients.add(FelixClient.connect(config(1)));
+        }
+    }
+
+    @Override
+    public void subscribe(Deliveries deliveries) throws Exception {
+        List<CompletableFuture<Subscription>> pending = new ArrayList<>(deliveries.subscribers());
+        for (int i = 0; i < deliveries.subscribers(); i++) {
+            int connection = i % clients.size();
+            pending.add(clients.get(connection).subscribeAsync(SubscribeOptions.of(STREAM),
+                    new Handler(deliveries, i, connection)));
+        }
+        CompletableFuture.allOf(pending.toArray(CompletableFuture[]::new))
+                .get(SUBSCRIBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        for (CompletableFuture<Subscription> f : pending) {
+            subscriptions.add(f.join());
+        }
+    }
+
+    @Override
+    public boolean publish(byte[] message) {
+        if (publishProblem != null) {
+            return false;
+        }
+        publisher.publishAsync(message).whenComplete((ack, err) -> {
+            if (err != null && publishProblem == null) {
+                publishProblem = String.valueOf(err.getCause() != null ? err.getCause() : err);
+            }
+        });
+        return true;
+    }
+
+    @Override
+    public int lostConnections() {
+        return (int) clients.stream().filter(c -> !c.connected()).count();
+    }
+
+    @Override
+    public String publishProblem() {
+        return publishProblem;
+    }
+
+    @Override
+    public void close() {
+        for (FelixClient c : clients) {
+            c.close();
+        }
+        if (publisherClient != null) {
+            publisherClient.close();
+        }
+        node.close();
+    }
+
+    /** One subscriber: every event and gap goes to the run's {@link Deliveries}. */
+    private record Handler(Deliveries deliveries, int sub, int connection) implements SubscriptionHandler {
+        @Override
+        public void onEvent(Event event) {
+            deliveries.received(sub, connection, event.payload());
+        }
+
+        @Override
+        public void onGap(Gap gap) {
+            deliveries.announced(gap.missed());
+        }
+
+        @Override
+        public void onEnd(FelixClientException cause) {
+            if (cause != null) {
+                deliveries.ended(sub, cause.getMessage());
+            }
+        }
+    }
+}
