@@ -58,6 +58,40 @@ class PubSubIntegrationTest {
     }
 
     @Test
+    void withTwoEventLoops_subscribersOnEitherSocketGetEveryOffsetInOrder() throws Exception {
+        int clients = 12;
+        int events = 200;
+        StreamRef s = StreamRef.parse("t1/default/loops");
+        try (TestBroker broker = TestBroker.start(dir, Map.of("quic_io_threads", "2"));
+                FelixClient pub = broker.connect()) {
+            List<FelixClient> subscribers = new ArrayList<>();
+            List<Subscription> subs = new ArrayList<>();
+            try {
+                for (int i = 0; i < clients; i++) {
+                    FelixClient c = broker.connect();
+                    subscribers.add(c);
+                    subs.add(c.subscribe(SubscribeOptions.of(s)));
+                }
+                try (Publisher p = pub.publisher(s)) {
+                    for (int i = 0; i < events; i++) {
+                        p.publish(ByteBuffer.allocate(8).putLong(i).array());
+                    }
+                }
+                for (Subscription sub : subs) {
+                    for (long o = 0; o < events; o++) {
+                        Item item = sub.next(Duration.ofSeconds(10));
+                        assertThat(item).isInstanceOf(Event.class);
+                        assertThat(((Event) item).offset()).isEqualTo(o);
+                        assertThat(ByteBuffer.wrap(((Event) item).payload()).getLong()).isEqualTo(o);
+                    }
+                }
+            } finally {
+                subscribers.forEach(FelixClient::close);
+            }
+        }
+    }
+
+    @Test
     void block_everySubscriberGetsEveryOffsetInOrder() throws Exception {
         int total = 100_000;
         int batch = 100;

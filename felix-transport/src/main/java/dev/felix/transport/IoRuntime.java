@@ -21,8 +21,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Threads and buffers.</b> Thread-safe; created and closed by its owner on the caller's thread. Touches no
  * {@code ByteBuf}s.
  *
- * <p>A QUIC endpoint is one UDP socket, so all of its connections are served by the single event loop
- * that socket is registered on; more threads only help when there are several endpoints.
+ * <p>A UDP socket is served by the one event loop it is registered on; a server with more threads listens on a
+ * socket per thread ({@link QuicServer}), a client's connection lives on one.
  */
 public final class IoRuntime implements AutoCloseable {
 

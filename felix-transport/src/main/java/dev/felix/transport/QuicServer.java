@@ -1,5 +1,6 @@
 package dev.felix.transport;
 
+import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInitializer;
@@ -9,11 +10,19 @@ import io.netty.handler.codec.quic.QuicChannelOption;
 import io.netty.handler.codec.quic.QuicServerCodecBuilder;
 import io.netty.handler.codec.quic.QuicSslContext;
 import io.netty.handler.codec.quic.QuicSslContextBuilder;
+import io.netty.channel.epoll.EpollChannelOption;
 import java.net.InetSocketAddress;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * A QUIC listener: one UDP socket, TLS 1.3 with ALPN {@value TransportConfig#ALPN}.
+ * A QUIC listener: TLS 1.3 with ALPN {@value TransportConfig#ALPN}, on one UDP socket per event loop
+ * ({@link TransportConfig#ioThreads()}, epoll only). Several sockets share the port with {@code SO_REUSEPORT}; the
+ * kernel spreads clients over them by address, so every core can serve connections, and each connection stays on
+ * one socket, its codec and its event loop for its life. (A client whose address changes mid-connection, e.g.
+ * behind a NAT that rebinds, may then reach a socket that does not know it and must reconnect: one socket, the
+ * default, has no such case.)
  *
  * <p><b>Threads and buffers.</b> {@code bind} and {@link #close} run on the caller's thread; handlers run on the
  * socket's event loop. It allocates no buffers of its own; streams' handlers own what they read.
@@ -37,12 +46,13 @@ public final class QuicServer implements AutoCloseable {
 
     private final IoRuntime runtime;
     private final boolean ownsRuntime;
-    private final Channel channel;
+    /** One UDP socket per event loop, all on the same port (see {@link #bind}). */
+    private final List<Channel> channels;
 
-    private QuicServer(IoRuntime runtime, boolean ownsRuntime, Channel channel) {
+    private QuicServer(IoRuntime runtime, boolean ownsRuntime, List<Channel> channels) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
-        this.channel = channel;
+        this.channels = List.copyOf(channels);
     }
 
     /**
@@ -92,18 +102,30 @@ public final class QuicServer implements AutoCloseable {
                 builder.option(QuicChannelOption.SEGMENTED_DATAGRAM_PACKET_ALLOCATOR,
                         EpollQuicUtils.newSegmentedAllocator(GSO_SEGMENTS));
             }
-            ChannelHandler codec = builder.build();
-            Channel channel = rt.datagramBootstrap(udpPayload)
-                    .handler(new ChannelInitializer<Channel>() {
+            int sockets = rt.epoll() ? Math.max(1, config.ioThreads()) : 1;
+            List<Channel> channels = new ArrayList<>(sockets);
+            InetSocketAddress bindTo = address;
+            try {
+                for (int i = 0; i < sockets; i++) {
+                    ChannelHandler codec = builder.build(); // one per socket: its connections are its own
+                    Bootstrap socket = rt.datagramBootstrap(udpPayload).handler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
                             ch.pipeline().addLast(new FlushConsolidationHandler(FLUSHES_PER_SEND, true), codec);
                         }
-                    })
-                    .bind(address)
-                    .syncUninterruptibly()
-                    .channel();
-            return new QuicServer(rt, owns, channel);
+                    });
+                    if (sockets > 1) {
+                        socket.option(EpollChannelOption.SO_REUSEPORT, true);
+                    }
+                    Channel channel = socket.bind(bindTo).syncUninterruptibly().channel(); // on the next event loop
+                    channels.add(channel);
+                    bindTo = (InetSocketAddress) channel.localAddress(); // the others share the port it got
+                }
+            } catch (RuntimeException e) {
+                channels.forEach(Channel::close);
+                throw e;
+            }
+            return new QuicServer(rt, owns, channels);
         } catch (Exception e) { // bind failures arrive as (undeclared) IOExceptions from the native transport
             if (owns) {
                 rt.close();
@@ -119,7 +141,12 @@ public final class QuicServer implements AutoCloseable {
 
     /** The bound UDP address (with the real port when bound to port 0). */
     public InetSocketAddress localAddress() {
-        return (InetSocketAddress) channel.localAddress();
+        return (InetSocketAddress) channels.get(0).localAddress();
+    }
+
+    /** The UDP sockets listening on {@link #localAddress()}: one per event loop. */
+    public int sockets() {
+        return channels.size();
     }
 
     /**
@@ -129,14 +156,18 @@ public final class QuicServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        channel.eventLoop().execute(channel::flush);
+        channels.forEach(c -> c.eventLoop().execute(c::flush));
         long deadline = System.nanoTime() + CLOSE_GRACE_MILLIS * 1_000_000L;
-        while (channel.isActive() && !channel.isWritable() && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+        for (Channel c : channels) {
+            while (c.isActive() && !c.isWritable() && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
         }
-        // One more grace period for what the QUIC codec flushes on its last timers.
-        channel.eventLoop().schedule(() -> channel.close(), CLOSE_GRACE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
-        channel.closeFuture().syncUninterruptibly();
+        // One more grace period for what the QUIC codecs flush on their last timers.
+        for (Channel c : channels) {
+            c.eventLoop().schedule(() -> c.close(), CLOSE_GRACE_MILLIS, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        channels.forEach(c -> c.closeFuture().syncUninterruptibly());
         if (ownsRuntime) {
             runtime.close();
         }

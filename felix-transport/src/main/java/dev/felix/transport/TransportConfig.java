@@ -27,8 +27,9 @@ import java.time.Duration;
  * @param maxUdpPayloadBytes     largest UDP datagram we send or accept; 0 = automatic:
  *                               {@value #LOOPBACK_UDP_PAYLOAD} towards a loopback peer,
  *                               {@value #DEFAULT_MAX_UDP_PAYLOAD} otherwise
- * @param ioThreads              event-loop threads for an endpoint that owns its runtime (0 means 1: a QUIC
- *                               endpoint is one UDP socket, which one event loop serves)
+ * @param ioThreads              event-loop threads for an endpoint that owns its runtime (0 means 1); a server
+ *                               listens on that many UDP sockets on one port (SO_REUSEPORT, epoll only), one
+ *                               per event loop; a client's connection uses one
  */
 public record TransportConfig(
         long connectionWindowBytes,

@@ -89,6 +89,24 @@ class QuicLoopbackTest {
     }
 
     @Test
+    void aServerWithTwoEventLoops_listensWithTwoSocketsOnOnePort_andServesConnectionsOnBoth() throws Exception {
+        java.util.Set<String> serverThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        try (QuicServer two = QuicServer.bind(new InetSocketAddress("127.0.0.1", 0),
+                TransportConfig.defaults().withIoThreads(2), tls, null, new SharedConnectionHandler(),
+                new EchoInitializer(serverThreads))) {
+            assertThat(two.sockets()).isEqualTo(2);
+            // The kernel picks a socket by the client's address: 24 clients all on one would be a 1 in 8 million.
+            for (int i = 0; i < 24; i++) {
+                try (QuicClient client = QuicClient.create(two.localAddress(), "localhost", TransportConfig.defaults(),
+                        ClientTrust.certificates(tls.chain()), null)) {
+                    assertThat(echo(client, "client " + i)).isEqualTo("client " + i);
+                }
+            }
+            assertThat(serverThreads).as("connections served by both event loops").hasSize(2);
+        }
+    }
+
+    @Test
     void rejectsInvalidTransportSettingsNamingTheSetting() {
         assertThatThrownBy(() -> TransportConfig.defaults().withStreamWindowBytes(0))
                 .hasMessageContaining("stream_window_bytes");
@@ -114,13 +132,30 @@ class QuicLoopbackTest {
         return result;
     }
 
+    /** A connection handler every connection of a server may share. */
+    @ChannelHandler.Sharable
+    static final class SharedConnectionHandler extends ChannelInboundHandlerAdapter {
+    }
+
     @ChannelHandler.Sharable
     static final class EchoInitializer extends ChannelInitializer<QuicStreamChannel> {
+        /** Names of the threads that echoed. */
+        private final java.util.Set<String> threads;
+
+        EchoInitializer() {
+            this(java.util.concurrent.ConcurrentHashMap.newKeySet());
+        }
+
+        EchoInitializer(java.util.Set<String> threads) {
+            this.threads = threads;
+        }
+
         @Override
         protected void initChannel(QuicStreamChannel ch) {
             ch.pipeline().addLast(new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    threads.add(Thread.currentThread().getName());
                     ctx.writeAndFlush(msg);
                 }
             });

@@ -48,6 +48,7 @@ public record BrokerConfig(
         long maxStreams,
         Duration idleTimeout,
         int maxUdpPayloadBytes,
+        int quicIoThreads,
         Duration shutdownTimeout,
         ClusterConfig cluster) {
 
@@ -61,6 +62,11 @@ public record BrokerConfig(
     public static final int DEFAULT_MAX_FRAME_BYTES = 16 << 20;
     /** Default {@code ingress_policy}: {@code block}. */
     public static final Settings.IngressPolicy DEFAULT_INGRESS_POLICY = Settings.IngressPolicy.BLOCK;
+    /**
+     * Default {@code quic_io_threads}: 1. One event loop serves every client connection; more spread connections
+     * over cores (measured in docs/benchmarks.md, "Event loops").
+     */
+    public static final int DEFAULT_QUIC_IO_THREADS = 1;
     /** Default {@code shutdown_timeout_ms}: 10 s. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -85,6 +91,7 @@ public record BrokerConfig(
         check(Settings.MAX_STREAMS, maxStreams);
         checkMillis(Settings.IDLE_TIMEOUT_MS, idleTimeout);
         check(Settings.MAX_UDP_PAYLOAD_BYTES, maxUdpPayloadBytes);
+        check(Settings.QUIC_IO_THREADS, quicIoThreads);
         checkMillis(Settings.SHUTDOWN_TIMEOUT_MS, shutdownTimeout);
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("tls_cert and tls_key must be set together (tls_cert " + tlsCert
@@ -130,7 +137,7 @@ public record BrokerConfig(
                 .writerQueue(writerQueue).subscriberQueue(subscriberQueue).subscriberQueuePolicy(subscriberQueuePolicy)
                 .ingressPolicy(ingressPolicy).connWindowBytes(connWindowBytes).streamWindowBytes(streamWindowBytes)
                 .maxStreams(maxStreams).idleTimeout(idleTimeout).maxUdpPayloadBytes(maxUdpPayloadBytes)
-                .shutdownTimeout(shutdownTimeout).cluster(cluster);
+                .quicIoThreads(quicIoThreads).shutdownTimeout(shutdownTimeout).cluster(cluster);
     }
 
     /** The core's settings these imply. */
@@ -151,7 +158,7 @@ public record BrokerConfig(
                 .build();
     }
 
-    /** The QUIC settings these imply (the server endpoint runs on one event loop). */
+    /** The QUIC settings these imply (the server endpoint runs {@code quic_io_threads} event loops). */
     public TransportConfig transportConfig() {
         return TransportConfig.builder()
                 .connectionWindowBytes(connWindowBytes)
@@ -159,7 +166,7 @@ public record BrokerConfig(
                 .maxStreams(maxStreams)
                 .idleTimeout(idleTimeout)
                 .maxUdpPayloadBytes(maxUdpPayloadBytes)
-                .ioThreads(1)
+                .ioThreads(quicIoThreads)
                 .build();
     }
 
@@ -261,6 +268,7 @@ public record BrokerConfig(
         private long maxStreams;
         private Duration idleTimeout;
         private int maxUdpPayloadBytes;
+        private int quicIoThreads;
         private Duration shutdownTimeout;
         private ClusterConfig cluster;
 
@@ -421,6 +429,15 @@ public record BrokerConfig(
             return this;
         }
 
+        /**
+         * {@code quic_io_threads}: event loops serving client connections, 1..64, each on its own UDP socket sharing
+         * {@code quic_bind} (SO_REUSEPORT; with the NIO transport, one); default {@value #DEFAULT_QUIC_IO_THREADS}.
+         */
+        public Builder quicIoThreads(int threads) {
+            this.quicIoThreads = check(Settings.QUIC_IO_THREADS, threads);
+            return this;
+        }
+
         /** {@code shutdown_timeout_ms}: how long in-flight work may take on SIGTERM; default 10 s. */
         public Builder shutdownTimeout(Duration timeout) {
             this.shutdownTimeout = checkMillis(Settings.SHUTDOWN_TIMEOUT_MS, timeout);
@@ -454,7 +471,7 @@ public record BrokerConfig(
                     autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck,
                     storageFlushThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, subscriberQueuePolicy,
                     ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout, maxUdpPayloadBytes,
-                    shutdownTimeout, cluster);
+                    quicIoThreads, shutdownTimeout, cluster);
         }
     }
 }

@@ -112,6 +112,7 @@ public final class ConfigLoader {
                     .maxStreams(r.get(Settings.MAX_STREAMS))
                     .idleTimeout(Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)))
                     .maxUdpPayloadBytes(r.get(Settings.MAX_UDP_PAYLOAD_BYTES))
+                    .quicIoThreads(r.get(Settings.QUIC_IO_THREADS))
                     .shutdownTimeout(Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)))
                     .cluster(cluster)
                     .build();
