@@ -46,7 +46,8 @@ public final class FanoutBenchmark {
 
     /** What to run. */
     public record Options(List<Integer> subscribers, int connections, int rate, int warmupSeconds, int seconds,
-                          int payloadBytes, int runs, List<String> systems, Path resultsDir) {
+                          int payloadBytes, int runs, List<String> systems, List<String> felixSettings,
+                          Path resultsDir) {
 
         static final List<String> SYSTEMS = List.of("felix", "nats", "nats-tls");
 
@@ -61,6 +62,7 @@ public final class FanoutBenchmark {
                   --payload=N        bytes after the 16-byte sequence/timestamp header (default 240: 256 B messages)
                   --runs=N           fresh broker runs per system and count (default 3)
                   --systems=A,B      of felix, nats, nats-tls (default all three)
+                  --set=KEY=VALUE    a broker setting for the Felix broker (repeatable), e.g. --set=quic_io_threads=2
                   --results=DIR      where JSON and text results go (default bench/results)
                 Each run starts a fresh broker process. Run it alone: anything else on the machine is noise.""";
         }
@@ -74,6 +76,7 @@ public final class FanoutBenchmark {
             int payload = 240;
             int runs = 3;
             List<String> systems = SYSTEMS;
+            List<String> settings = new ArrayList<>();
             Path results = Path.of("bench/results");
             if (Arrays.asList(args).contains("--quick")) { // smaller defaults; explicit values still win
                 warmup = 3;
@@ -104,11 +107,19 @@ public final class FanoutBenchmark {
                             }
                         }
                     }
+                    case "--set" -> {
+                        String setting = require(name, value);
+                        if (!setting.contains("=") || setting.startsWith("=")) {
+                            throw new IllegalArgumentException("--set needs KEY=VALUE, not '" + setting + "'");
+                        }
+                        settings.add(setting);
+                    }
                     case "--results" -> results = Path.of(require(name, value));
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
-            return new Options(subscribers, connections, rate, warmup, seconds, payload, runs, systems, results);
+            return new Options(subscribers, connections, rate, warmup, seconds, payload, runs, systems,
+                    List.copyOf(settings), results);
         }
 
         private static String require(String name, String value) {
@@ -172,6 +183,9 @@ public final class FanoutBenchmark {
                         + " %d s warm-up then %d s timed; %d run(s) each, systems %s", options.subscribers(),
                 options.connections(), options.rate(), options.payloadBytes() + Stamp.BYTES, options.warmupSeconds(),
                 options.seconds(), options.runs(), String.join(", ", systems)));
+        if (!options.felixSettings().isEmpty()) {
+            say("felix broker settings: " + String.join(" ", options.felixSettings()));
+        }
         say("load before the run: " + loadAverage());
         int steps = options.subscribers().size() * options.runs() * systems.size();
         ProgressLine progress = new ProgressLine(System.err, "fanout", steps, "runs");
@@ -216,7 +230,7 @@ public final class FanoutBenchmark {
         long total = warmup + (long) options.rate() * options.seconds();
         Deliveries deliveries = new Deliveries(subscribers, connections, warmup);
         Path dir = Files.createTempDirectory("felix-bench-fanout-");
-        try (FanoutSystem s = start(system, dir)) {
+        try (FanoutSystem s = start(system, dir, options.felixSettings())) {
             progress.detail("connecting " + connections + " connections");
             s.connect(connections);
             long heapBefore = s.jvm() ? ProcessMemory.liveHeapBytes(s.brokerPid()) : -1;
@@ -320,9 +334,9 @@ public final class FanoutBenchmark {
         }
     }
 
-    private static FanoutSystem start(String system, Path dir) throws Exception {
+    private static FanoutSystem start(String system, Path dir, List<String> felixSettings) throws Exception {
         return switch (system) {
-            case "felix" -> FelixFanout.start(dir);
+            case "felix" -> FelixFanout.start(dir, felixSettings);
             case "nats" -> NatsFanout.start(dir, false);
             case "nats-tls" -> NatsFanout.start(dir, true);
             default -> throw new IllegalArgumentException("unknown system " + system);

@@ -44,9 +44,15 @@ final class FelixFanout implements FanoutSystem {
         this.node = node;
     }
 
-    static FelixFanout start(Path dir) throws Exception {
+    /** Starts the broker; {@code settings} are {@code key=value} broker settings ({@code --set}). */
+    static FelixFanout start(Path dir, List<String> settings) throws Exception {
+        List<String> flags = new ArrayList<>();
+        for (String s : settings) {
+            flags.add("--set");
+            flags.add(s);
+        }
         NodeProcess node = NodeProcess.startSingle("fanout", dir.resolve("data"), dir.resolve("logs"),
-                NodeProcess.SERVER_JVM, List.of());
+                NodeProcess.SERVER_JVM, flags);
         FelixFanout f = new FelixFanout(node);
         try {
             f.publisherClient = FelixClient.connect(f.config(2));

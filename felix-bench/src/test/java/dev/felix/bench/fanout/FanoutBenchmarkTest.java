@@ -18,7 +18,7 @@ class FanoutBenchmarkTest {
     void defaults_quick_andExplicitValues() {
         FanoutBenchmark.Options d = FanoutBenchmark.Options.parse(new String[0]);
         assertThat(d).isEqualTo(new FanoutBenchmark.Options(List.of(1000, 10_000), 100, 100, 5, 10, 240, 3,
-                List.of("felix", "nats", "nats-tls"), Path.of("bench/results")));
+                List.of("felix", "nats", "nats-tls"), List.of(), Path.of("bench/results")));
 
         FanoutBenchmark.Options q = FanoutBenchmark.Options.parse(new String[] {"--quick"});
         assertThat(q.runs()).isEqualTo(1);
@@ -26,7 +26,9 @@ class FanoutBenchmarkTest {
         assertThat(q.warmupSeconds()).isEqualTo(3);
 
         FanoutBenchmark.Options o = FanoutBenchmark.Options.parse(new String[] {"--runs=2", "--quick",
-            "--subscribers=10,20", "--connections=5", "--systems=felix,nats", "--warmup=0", "--payload=0"});
+            "--subscribers=10,20", "--connections=5", "--systems=felix,nats", "--warmup=0", "--payload=0",
+            "--set=quic_io_threads=2", "--set=subscriber_queue_policy=block"});
+        assertThat(o.felixSettings()).containsExactly("quic_io_threads=2", "subscriber_queue_policy=block");
         assertThat(o.runs()).as("an explicit value wins over --quick wherever it stands").isEqualTo(2);
         assertThat(o.subscribers()).containsExactly(10, 20);
         assertThat(o.connections()).isEqualTo(5);
@@ -45,6 +47,8 @@ class FanoutBenchmarkTest {
                 .hasMessageContaining("kafka").hasMessageContaining("nats-tls");
         assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--rate"}))
                 .hasMessageContaining("--rate");
+        assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--set=quic_io_threads"}))
+                .hasMessageContaining("--set").hasMessageContaining("KEY=VALUE");
         assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--fast"}))
                 .hasMessageContaining("--fast");
     }
