@@ -46,6 +46,28 @@ public final class CpuClock {
         return total;
     }
 
+    /**
+     * Bytes allocated so far by the live threads of this JVM whose names match (HotSpot's per-thread allocation
+     * counter: every TLAB and outside-TLAB allocation); -1 if the JVM cannot tell. A thread that ended takes its
+     * count with it, so take both ends of a window while the measured threads live.
+     */
+    public static long allocatedBytes(Predicate<String> name) {
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean mx)
+                || !mx.isThreadAllocatedMemorySupported() || !mx.isThreadAllocatedMemoryEnabled()) {
+            return -1;
+        }
+        long total = 0;
+        for (ThreadInfo info : mx.getThreadInfo(mx.getAllThreadIds())) {
+            if (info != null && name.test(info.getThreadName())) {
+                long b = mx.getThreadAllocatedBytes(info.getThreadId());
+                if (b > 0) {
+                    total += b;
+                }
+            }
+        }
+        return total;
+    }
+
     /** utime + stime of another process from {@code /proc/<pid>/stat}; -1 if it cannot be read. */
     public static long ofProcess(long pid) {
         try {

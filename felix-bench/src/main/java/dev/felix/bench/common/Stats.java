@@ -52,6 +52,14 @@ public final class Stats {
     }
 
     /** CPU seconds spent per million deliveries; NaN if nothing was delivered or no CPU figure exists. */
+    /** Bytes allocated per delivery; NaN when either is unknown. */
+    public static double bytesPerDelivery(long bytes, long deliveries) {
+        if (deliveries <= 0 || bytes < 0) {
+            return Double.NaN;
+        }
+        return bytes / (double) deliveries;
+    }
+
     public static double cpuSecondsPerMillion(long cpuNanos, long deliveries) {
         if (deliveries <= 0 || cpuNanos < 0) {
             return Double.NaN;

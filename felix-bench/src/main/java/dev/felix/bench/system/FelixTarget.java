@@ -115,6 +115,11 @@ public final class FelixTarget implements Target {
         return CpuClock.threads(BROKER_THREADS);
     }
 
+    @Override
+    public long brokerAllocatedBytes() {
+        return CpuClock.allocatedBytes(BROKER_THREADS);
+    }
+
     private boolean durable() {
         return fsync != null;
     }

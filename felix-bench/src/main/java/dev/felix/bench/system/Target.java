@@ -28,6 +28,11 @@ public interface Target extends AutoCloseable {
     /** CPU time the broker used so far (ns): its threads in this JVM, or its process; -1 if unknown. */
     long brokerCpuNanos();
 
+    /** Bytes allocated so far by the broker's threads, when they run in this JVM; -1 otherwise. */
+    default long brokerAllocatedBytes() {
+        return -1;
+    }
+
     /** A publisher to {@code topic} on a connection of its own. */
     Publisher publisher(String topic) throws Exception;
 

@@ -15,6 +15,10 @@ final class CpuWindow {
     private volatile long broker0 = -1;
     private volatile long machine0 = -1;
     private volatile long wall0;
+    private volatile long allocated0 = -1;
+    private volatile long brokerAllocated0 = -1;
+    private long allocatedBytes = -1;
+    private long brokerAllocatedBytes = -1;
     private long totalNanos = -1;
     private long brokerNanos = -1;
     private double foreignShare = Double.NaN;
@@ -28,12 +32,22 @@ final class CpuWindow {
         wall0 = System.nanoTime();
         machine0 = CpuClock.machineBusy();
         broker0 = target.brokerCpuNanos();
+        brokerAllocated0 = target.brokerAllocatedBytes();
+        allocated0 = CpuClock.allocatedBytes(name -> true);
         process0 = CpuClock.process();
     }
 
     /** Marks the end. */
     void stop() {
         long process1 = CpuClock.process();
+        long allocated1 = CpuClock.allocatedBytes(name -> true);
+        long brokerAllocated1 = target.brokerAllocatedBytes();
+        if (allocated0 >= 0 && allocated1 >= 0) {
+            allocatedBytes = Math.max(0, allocated1 - allocated0);
+        }
+        if (brokerAllocated0 >= 0 && brokerAllocated1 >= 0) {
+            brokerAllocatedBytes = Math.max(0, brokerAllocated1 - brokerAllocated0);
+        }
         long broker1 = target.brokerCpuNanos();
         long machine1 = CpuClock.machineBusy();
         long wall = System.nanoTime() - wall0;
@@ -68,5 +82,18 @@ final class CpuWindow {
 
     long brokerNanos() {
         return brokerNanos;
+    }
+
+    /**
+     * Bytes allocated by this JVM's threads over the window (-1 if unknown): the load generator and the SDK (and
+     * an in-process broker). A peer broker's own allocations are not in it (they are not JVM allocations).
+     */
+    long allocatedBytes() {
+        return allocatedBytes;
+    }
+
+    /** Bytes allocated by an in-process broker's threads over the window; -1 for a broker elsewhere. */
+    long brokerAllocatedBytes() {
+        return brokerAllocatedBytes;
     }
 }

@@ -43,6 +43,8 @@ public final class LatencyWorkload implements Workload {
             new Metric("confirm_p99_us", "confirm p99", false),
             new Metric("cpu_s_per_m", "CPU s/M", false),
             new Metric("broker_cpu_s_per_m", "broker CPU s/M", false),
+            new Metric("alloc_b_per_delivery", "alloc B/dlv", false),
+            new Metric("broker_alloc_b_per_delivery", "broker alloc B/dlv", false),
             new Metric("gc_max_ms", "GC max ms", false));
 
     private final Options options;
@@ -150,6 +152,8 @@ public final class LatencyWorkload implements Workload {
         v.put("confirm_p99_us", micros(confirm.getValueAtPercentile(99)));
         v.put("cpu_s_per_m", Stats.cpuSecondsPerMillion(cpu.totalNanos(), measuredDeliveries));
         v.put("broker_cpu_s_per_m", Stats.cpuSecondsPerMillion(cpu.brokerNanos(), measuredDeliveries));
+        v.put("alloc_b_per_delivery", Stats.bytesPerDelivery(cpu.allocatedBytes(), measuredDeliveries));
+        v.put("broker_alloc_b_per_delivery", Stats.bytesPerDelivery(cpu.brokerAllocatedBytes(), measuredDeliveries));
         v.put("gc_max_ms", gc == null ? Double.NaN : (double) gc.maxMillis());
         Map<String, Object> detail = new LinkedHashMap<>();
         detail.put("latency_samples", delivery.getTotalCount());

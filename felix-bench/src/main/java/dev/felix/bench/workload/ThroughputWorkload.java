@@ -53,6 +53,8 @@ public final class ThroughputWorkload implements Workload {
             new Metric("per_sub_mb_per_s", "MB/s per sub", true),
             new Metric("cpu_s_per_m", "CPU s/M", false),
             new Metric("broker_cpu_s_per_m", "broker CPU s/M", false),
+            new Metric("alloc_b_per_delivery", "alloc B/dlv", false),
+            new Metric("broker_alloc_b_per_delivery", "broker alloc B/dlv", false),
             new Metric("gc_max_ms", "GC max ms", false));
 
     private final Options options;
@@ -229,6 +231,8 @@ public final class ThroughputWorkload implements Workload {
         v.put("per_sub_mb_per_s", rate * size / 1e6 / cell.fanout());
         v.put("cpu_s_per_m", Stats.cpuSecondsPerMillion(cpu.totalNanos(), timedDeliveries));
         v.put("broker_cpu_s_per_m", Stats.cpuSecondsPerMillion(cpu.brokerNanos(), timedDeliveries));
+        v.put("alloc_b_per_delivery", Stats.bytesPerDelivery(cpu.allocatedBytes(), timedDeliveries));
+        v.put("broker_alloc_b_per_delivery", Stats.bytesPerDelivery(cpu.brokerAllocatedBytes(), timedDeliveries));
         v.put("gc_max_ms", gc == null ? Double.NaN : (double) gc.maxMillis());
         Map<String, Object> detail = new LinkedHashMap<>();
         long bytesPerSub = published * size;
