@@ -10,6 +10,7 @@ import dev.felix.wire.FrameHeader;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 
@@ -71,12 +72,18 @@ final class Frames {
      * connection's own, then the body of the batch's shared frame with offsets — the same bytes every other
      * subscriber's write uses (no copy).
      */
-    static ByteBuf muxEvents(EventBatch batch, int[] channels, int count) {
+    static ByteBuf muxEvents(ByteBufAllocator alloc, EventBatch batch, int[] channels, int count, ByteBuffer scratch) {
         byte[] shared = batch.encoded(SLOT_OFFSETS, b -> encode(b, true));
-        byte[] prefix = new byte[EventBatchEncoder.muxPrefixLength(count)];
-        EventBatchEncoder.encodeMuxPrefix(ByteBuffer.wrap(prefix), channels, count, shared.length);
-        return Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(prefix), Unpooled.wrappedBuffer(shared,
-                FrameHeader.HEADER_LENGTH, shared.length - FrameHeader.HEADER_LENGTH));
+        int prefixLength = EventBatchEncoder.muxPrefixLength(count);
+        scratch.clear();
+        EventBatchEncoder.encodeMuxPrefix(scratch, channels, count, shared.length);
+        int bodyLength = shared.length - FrameHeader.HEADER_LENGTH;
+        // One pooled direct buffer: QUIC hands a direct buffer's memory to quiche as it is, where a heap or
+        // composite frame was first merged into a new heap buffer and then copied into a direct one.
+        ByteBuf frame = alloc.directBuffer(prefixLength + bodyLength);
+        frame.writeBytes(scratch.array(), 0, prefixLength);
+        frame.writeBytes(shared, FrameHeader.HEADER_LENGTH, bodyLength);
+        return frame;
     }
 
     private static byte[] encode(EventBatch b, boolean withOffsets) {

@@ -9,10 +9,12 @@ import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.transport.CoalescedFlush;
 import dev.felix.wire.Capabilities;
+import dev.felix.wire.EventBatchEncoder;
 import dev.felix.wire.Message;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.quic.QuicStreamChannel;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -30,9 +32,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p><b>Threads and buffers.</b> Event-loop confined (the session stream's), except the {@link Channel} listener
  * callbacks, which run on a shard's thread and only queue the channel and schedule a drain. It is given decoded
- * messages, never frames. Every frame it writes is an unpooled wrapper around bytes it does not own: a batch's
- * shared encoding (immutable, cached on the {@link EventBatch}) behind a prefix of its own; each is handed to
- * {@code write}, after which Netty releases the wrapper.
+ * messages, never frames. Every event frame it writes is a pooled direct buffer it allocates from the stream's
+ * allocator: a prefix of its own, then a copy of the batch's shared encoding (immutable, cached on the
+ * {@link EventBatch}); each is handed to {@code write}, after which Netty releases it (also when the write fails).
  *
  * <h2>Encode once per connection</h2>
  * Every live subscriber of a shard gets the same {@link EventBatch} instance. A drain pass looks at the head
@@ -63,6 +65,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private final IdentityHashMap<EventBatch, ArrayList<Channel>> groups = new IdentityHashMap<>();
     private final ArrayList<EventBatch> order = new ArrayList<>();
     private int[] ids = new int[16];
+    /** Where each frame's per-connection prefix is encoded before it is copied into the frame. */
+    private ByteBuffer prefixScratch = ByteBuffer.allocate(256);
     private int nextChannel = 1;
     private boolean closed;
     /** One flush for the replies written during a batch of event-loop tasks. */
@@ -238,7 +242,11 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
     /** Writes {@code batch} once for the first {@code count} channels of {@code ids}, and counts it. */
     private void writeBatch(EventBatch batch, int[] ids, int count) {
-        stream.write(Frames.muxEvents(batch, ids, count), stream.voidPromise());
+        int prefix = EventBatchEncoder.muxPrefixLength(count);
+        if (prefixScratch.capacity() < prefix) {
+            prefixScratch = ByteBuffer.allocate(Math.max(prefix, prefixScratch.capacity() * 2));
+        }
+        stream.write(Frames.muxEvents(stream.alloc(), batch, ids, count, prefixScratch), stream.voidPromise());
         context.metrics.deliveredEvents.add((long) batch.eventCount() * count);
         context.metrics.muxFrames.increment();
         if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
@@ -291,7 +299,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             }
             group.add(c);
         }
-        for (EventBatch batch : order) {
+        for (int b = 0; b < order.size(); b++) { // indexed: no iterator per pass
+            EventBatch batch = order.get(b);
             ArrayList<Channel> group = groups.get(batch);
             if (ids.length < group.size()) {
                 ids = new int[Math.max(group.size(), ids.length * 2)];
@@ -304,8 +313,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 ids[i] = c.id;
             }
             writeBatch(batch, ids, group.size());
-            for (Channel c : group) {
-                enqueue(c); // it may hold more; the next pass looks
+            for (int i = 0; i < group.size(); i++) {
+                enqueue(group.get(i)); // it may hold more; the next pass looks
             }
             wrote = true;
         }
