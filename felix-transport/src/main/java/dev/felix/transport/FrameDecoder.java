@@ -51,6 +51,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private boolean failed;
     /** Payload length of the frame whose header was validated, until the whole frame is here; -1 between frames. */
     private long pendingLength = -1;
+    /** Each header is copied here to be validated: a slice of the buffer per frame was an allocation per frame. */
+    private final byte[] header;
+    private final java.nio.ByteBuffer headerView;
+    /** Filled by the validator only for a bad header (the stream ends then), so one per decoder is enough. */
+    private final StringBuilder problem = new StringBuilder();
 
     public FrameDecoder(int headerLength, HeaderValidator validator) {
         if (headerLength <= 0) {
@@ -58,6 +63,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         this.headerLength = headerLength;
         this.validator = validator;
+        this.header = new byte[headerLength];
+        this.headerView = java.nio.ByteBuffer.wrap(header);
     }
 
     @Override
@@ -73,8 +80,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     return;
                 }
                 // Each header is validated once, when it is whole, however the frame's bytes arrive.
-                StringBuilder problem = new StringBuilder();
-                length = validator.payloadLength(in.nioBuffer(in.readerIndex(), headerLength), problem);
+                in.getBytes(in.readerIndex(), header);
+                headerView.clear();
+                problem.setLength(0);
+                length = validator.payloadLength(headerView, problem);
                 if (length < 0) {
                     failed = true;
                     in.skipBytes(in.readableBytes());

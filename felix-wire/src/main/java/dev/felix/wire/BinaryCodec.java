@@ -51,6 +51,16 @@ final class BinaryCodec {
             }
         }
 
+        /**
+         * {@link #need} for {@code field[index] + suffix} ({@code field + suffix} when {@code index < 0}), the name
+         * built only when it is missing: the hot path concatenates nothing.
+         */
+        void need(long n, String field, int index, String suffix) throws WireException {
+            if (end - pos < n) {
+                need(n, index < 0 ? field + suffix : field + "[" + index + "]" + suffix);
+            }
+        }
+
         int u8(String field) throws WireException {
             need(1, field);
             return BigEndian.u8(b, pos++);
@@ -90,7 +100,9 @@ final class BinaryCodec {
         }
 
         String str16(String field) throws WireException {
-            int len = u16(field + " length");
+            need(2, field, -1, " length");
+            int len = BigEndian.u16(b, pos);
+            pos += 2;
             byte[] raw = bytes(len, field);
             int bad = Utf8.firstInvalid(raw, 0, len);
             if (bad >= 0) {
@@ -110,7 +122,9 @@ final class BinaryCodec {
             int n = (int) count;
             List<byte[]> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                long len = u32("payloads[" + i + "] length");
+                need(4, "payloads", i, " length");
+                long len = BigEndian.u32(b, pos);
+                pos += 4;
                 if (len > remaining()) {
                     throw new WireException(WireError.TRUNCATED, what + ": payloads[" + i + "]: declares " + len
                         + " bytes at offset " + offset() + ", only " + remaining() + " remain");
