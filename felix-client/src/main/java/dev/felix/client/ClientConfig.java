@@ -71,6 +71,8 @@ public final class ClientConfig {
     final long receiveBudgetBytes;
     final boolean multiplexSubscriptions;
     final int handlerThreads;
+    /** Shared threads, or null: the client owns an event loop and handler threads of its own. */
+    final ClientResources resources;
 
     private ClientConfig(Builder b) {
         this.broker = b.broker;
@@ -92,6 +94,7 @@ public final class ClientConfig {
         this.receiveBudgetBytes = b.receiveBudgetBytes;
         this.multiplexSubscriptions = b.multiplexSubscriptions;
         this.handlerThreads = b.handlerThreads;
+        this.resources = b.resources;
     }
 
     public static Builder builder(ClientTrust trust) {
@@ -133,6 +136,7 @@ public final class ClientConfig {
         b.receivePolicy = receivePolicy;
         b.multiplexSubscriptions = multiplexSubscriptions;
         b.handlerThreads = handlerThreads;
+        b.resources = resources;
         b.receiveBudgetBytes = receiveBudgetBytes;
         return new ClientConfig(b);
     }
@@ -166,6 +170,7 @@ public final class ClientConfig {
         private boolean multiplexSubscriptions = DEFAULT_MULTIPLEX_SUBSCRIPTIONS;
         /** Default: one per core (read when the builder is made, so it is not a constant). */
         private int handlerThreads = Runtime.getRuntime().availableProcessors();
+        private ClientResources resources;
 
         private Builder(ClientTrust trust) {
             this.trust = required("trust", trust);
@@ -258,6 +263,15 @@ public final class ClientConfig {
          */
         public Builder multiplexSubscriptions(boolean value) {
             this.multiplexSubscriptions = value;
+            return this;
+        }
+
+        /**
+         * Event loops and handler threads shared with other clients of this process ({@link ClientResources}),
+         * instead of the client's own (the default, null). {@link #handlerThreads} does not apply then.
+         */
+        public Builder resources(ClientResources shared) {
+            this.resources = shared;
             return this;
         }
 

@@ -87,7 +87,8 @@ public final class FelixClient implements AutoCloseable {
         }
         QuicClient quic;
         try {
-            quic = QuicClient.create(broker, config.serverName, config.transport, config.trust, null);
+            quic = QuicClient.create(broker, config.serverName, config.transport, config.trust,
+                    config.resources != null ? config.resources.io() : null);
         } catch (TransportException | TlsException e) {
             throw new FelixClientException(ErrorCode.CONNECTION_LOST, e.getMessage(), -1, e);
         }
@@ -229,7 +230,8 @@ public final class FelixClient implements AutoCloseable {
     private HandlerDispatcher handlers() {
         synchronized (this) {
             if (handlers == null) {
-                handlers = new HandlerDispatcher(config.handlerThreads);
+                handlers = config.resources != null ? new HandlerDispatcher(config.resources.handlers())
+                        : new HandlerDispatcher(config.handlerThreads);
             }
             return handlers;
         }

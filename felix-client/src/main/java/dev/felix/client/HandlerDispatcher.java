@@ -23,6 +23,9 @@ final class HandlerDispatcher implements AutoCloseable {
     static final int ITEMS_PER_TURN = 256;
 
     private final ExecutorService pool;
+    private volatile boolean closed;
+    /** Whether {@link #close} shuts the pool down (false for {@link ClientResources}' shared pool). */
+    private final boolean ownsPool;
 
     HandlerDispatcher(int threads) {
         AtomicInteger n = new AtomicInteger();
@@ -31,6 +34,13 @@ final class HandlerDispatcher implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        this.ownsPool = true;
+    }
+
+    /** Runs handlers on a pool shared with other clients, which closing this leaves running. */
+    HandlerDispatcher(ExecutorService shared) {
+        this.pool = shared;
+        this.ownsPool = false;
     }
 
     /** Calls {@code handler} for every item of {@code subscription} until it ends. */
@@ -41,7 +51,10 @@ final class HandlerDispatcher implements AutoCloseable {
 
     @Override
     public void close() {
-        pool.shutdown();
+        closed = true;
+        if (ownsPool) {
+            pool.shutdown();
+        }
     }
 
     /** One subscription's turns on the pool. */
@@ -57,6 +70,9 @@ final class HandlerDispatcher implements AutoCloseable {
         }
 
         void signal() {
+            if (closed && !ownsPool) {
+                return; // the client closed: its handlers take no more turns on the shared pool
+            }
             if (scheduled.compareAndSet(false, true)) {
                 try {
                     pool.execute(this);

@@ -147,8 +147,8 @@ public final class FanoutBenchmark {
     record Row(String system, int subscribers, int connections, int run, long readyMillis, long published,
                long expected, long delivered, long lost, long announced, long disordered, int ended,
                int lostConnections, long p50, long p99, long p999, long max, double deliveriesPerSecond,
-               double brokerCpuPercent, double brokerCpuPerMillion, long heapPerSubscriber, long rssPerSubscriber,
-               double machineBusyPercent, String note) {
+               double brokerCpuPercent, double brokerCpuPerMillion, double clientCpuPercent, long heapPerSubscriber,
+               long rssPerSubscriber, double machineBusyPercent, String note) {
     }
 
     private final Options options;
@@ -249,12 +249,14 @@ public final class FanoutBenchmark {
             // The timed window starts when the warm-up's last message is sent (at once without a warm-up).
             long cpu0 = CpuClock.ofProcess(s.brokerPid());
             long busy0 = CpuClock.machineBusy();
+            long client0 = CpuClock.process();
             long timedStart = start;
             long deliveredBefore = 0;
             for (long seq = 0; seq < total; seq++) {
                 if (seq == warmup && warmup > 0) {
                     cpu0 = CpuClock.ofProcess(s.brokerPid());
                     busy0 = CpuClock.machineBusy();
+                    client0 = CpuClock.process();
                     timedStart = System.nanoTime();
                     deliveredBefore = deliveries.delivered();
                 }
@@ -292,6 +294,7 @@ public final class FanoutBenchmark {
             long elapsed = System.nanoTime() - timedStart;
             long cpu = CpuClock.ofProcess(s.brokerPid()) - cpu0;
             long busy = CpuClock.machineBusy() - busy0;
+            long client = CpuClock.process() - client0;
             step.update(100);
 
             Histogram h = deliveries.latencyMicros();
@@ -326,6 +329,7 @@ public final class FanoutBenchmark {
                     h.getValueAtPercentile(50), h.getValueAtPercentile(99), h.getValueAtPercentile(99.9),
                     h.getMaxValue(), timedDeliveries / seconds, cpu < 0 ? -1 : 100.0 * cpu / elapsed,
                     cpu < 0 || timedDeliveries == 0 ? -1 : (cpu / 1e9) / (timedDeliveries / 1e6),
+                    client0 < 0 ? -1 : 100.0 * client / elapsed,
                     heapBefore < 0 || heapAfter < 0 ? -1 : (heapAfter - heapBefore) / subscribers,
                     rssBefore < 0 || rssAfter < 0 ? -1 : (rssAfter - rssBefore) / subscribers,
                     busy < 0 ? -1 : 100.0 * busy / (elapsed * (double) cores), String.join("; ", notes));
@@ -346,15 +350,16 @@ public final class FanoutBenchmark {
     private void printRuns(List<Row> rows) {
         say("");
         say("every run (latency, delivered/s, CPU and machine busy over the timed window and the drain after it;"
-                + " lost over the whole run):");
-        say(String.format(Locale.ROOT, "%-9s %7s %4s %9s %9s %9s %9s %9s %12s %12s %6s %9s %10s %10s %7s  %s",
+                + " lost over the whole run; CPU % = broker process, client % = this process: publisher and every"
+                + " subscriber connection):");
+        say(String.format(Locale.ROOT, "%-9s %7s %4s %9s %9s %9s %9s %9s %12s %12s %6s %9s %10s %9s %10s %7s  %s",
                 "system", "subs", "run", "ready ms", "p50 µs", "p99 µs", "p999 µs", "max µs", "delivered/s",
-                "lost", "conns", "CPU %", "CPU s/M", "heap B/sub", "busy %", "note"));
+                "lost", "conns", "CPU %", "CPU s/M", "client %", "heap B/sub", "busy %", "note"));
         for (Row r : rows) {
-            say(String.format(Locale.ROOT, "%-9s %7d %4d %9d %9d %9d %9d %9d %12.0f %12d %6d %9.1f %10.1f %10s"
+            say(String.format(Locale.ROOT, "%-9s %7d %4d %9d %9d %9d %9d %9d %12.0f %12d %6d %9.1f %10.1f %9.1f %10s"
                             + " %7.0f  %s", r.system(), r.subscribers(), r.run(), r.readyMillis(), r.p50(), r.p99(),
                     r.p999(), r.max(), r.deliveriesPerSecond(), r.lost(), r.connections() - r.lostConnections(),
-                    r.brokerCpuPercent(), r.brokerCpuPerMillion(),
+                    r.brokerCpuPercent(), r.brokerCpuPerMillion(), r.clientCpuPercent(),
                     r.heapPerSubscriber() < 0 ? "-" : Long.toString(r.heapPerSubscriber()),
                     r.machineBusyPercent(), r.note()));
         }
@@ -412,6 +417,7 @@ public final class FanoutBenchmark {
         m.put("deliveries_per_second", r.deliveriesPerSecond());
         m.put("broker_cpu_percent_of_core", r.brokerCpuPercent());
         m.put("broker_cpu_seconds_per_million", r.brokerCpuPerMillion());
+        m.put("client_process_cpu_percent_of_core", r.clientCpuPercent());
         m.put("broker_heap_bytes_per_subscriber", r.heapPerSubscriber());
         m.put("broker_rss_bytes_per_subscriber", r.rssPerSubscriber());
         m.put("machine_busy_percent", r.machineBusyPercent());

@@ -1,0 +1,63 @@
+package dev.felix.client;
+
+import dev.felix.transport.IoRuntime;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Threads that many {@link FelixClient}s of one process can share: event loops for their connections and a pool
+ * for their {@link SubscriptionHandler}s. By default every client owns one event-loop thread and its own handler
+ * threads, which is right for an application with one connection; a process that holds a hundred connections (a
+ * gateway, a test harness, a benchmark) would otherwise run hundreds of threads that each wake for every packet.
+ * Given to {@link ClientConfig.Builder#resources}, they serve every client built with it, and each client's
+ * connection stays on one event loop for its life.
+ *
+ * <p>The creator owns them: close them after every client that uses them is closed. A client never closes
+ * resources it was given.
+ *
+ * <p><b>Threads and buffers.</b> Thread-safe. Touches no buffers.
+ */
+public final class ClientResources implements AutoCloseable {
+
+    private final IoRuntime io;
+    private final ExecutorService handlers;
+
+    private ClientResources(IoRuntime io, ExecutorService handlers) {
+        this.io = io;
+        this.handlers = handlers;
+    }
+
+    /**
+     * Creates {@code ioThreads} event loops ({@code felix-client-io-*}) and {@code handlerThreads} handler threads
+     * ({@code felix-handler-shared-*}); 0 means one per core for either.
+     */
+    public static ClientResources create(int ioThreads, int handlerThreads) {
+        if (ioThreads < 0 || handlerThreads < 0) {
+            throw new IllegalArgumentException("ioThreads and handlerThreads must be 0 (one per core) or more, were "
+                    + ioThreads + " and " + handlerThreads);
+        }
+        int cores = Runtime.getRuntime().availableProcessors();
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(handlerThreads > 0 ? handlerThreads : cores, r -> {
+            Thread t = new Thread(r, "felix-handler-shared-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        return new ClientResources(IoRuntime.create(ioThreads > 0 ? ioThreads : cores, "felix-client-io"), pool);
+    }
+
+    IoRuntime io() {
+        return io;
+    }
+
+    ExecutorService handlers() {
+        return handlers;
+    }
+
+    @Override
+    public void close() {
+        handlers.shutdown();
+        io.close();
+    }
+}
