@@ -55,6 +55,8 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder ingressDroppedEvents = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
+    /** Errors the QUIC codec reported on a connection that stayed open (see {@code ConnectionHandler}). */
+    public final LongAdder connectionErrors = new LongAdder();
     /** Connection and client-opened stream closes, by who closed and why. */
     public final Closes closes = new Closes();
     /** Multiplexed event frames written (one per batch per session, whatever the number of its subscriptions). */
@@ -142,6 +144,8 @@ public final class BrokerMetrics implements AutoCloseable {
         }
         counter("felix.connections.opened", "QUIC connections accepted", connectionsOpened);
         counter("felix.connections.closed", "QUIC connections closed", connectionsClosed);
+        counter("felix.connection.errors", "transport errors reported on connections that stayed open",
+                connectionErrors);
         for (Closes.By by : Closes.By.values()) {
             for (Closes.Reason reason : Closes.Reason.values()) {
                 FunctionCounter.builder("felix.connection.closes", closes.connections(by, reason), LongAdder::sum)
