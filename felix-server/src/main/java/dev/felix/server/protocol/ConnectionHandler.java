@@ -78,6 +78,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelActive();
     }
 
+    /**
+     * A QUIC DATAGRAM frame (a {@code ByteBuf}) is the SDK's keep-alive (see {@code FelixClient}): its content
+     * means nothing, and QUIC has already acknowledged it, which is all a keep-alive needs; released here. New
+     * streams (stream channels) pass on to the codec's stream acceptor.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof io.netty.buffer.ByteBuf datagram) {
+            datagram.release();
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof QuicConnectionCloseEvent close) {
