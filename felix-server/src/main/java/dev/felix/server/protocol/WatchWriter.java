@@ -27,8 +27,8 @@ import java.util.concurrent.CompletionException;
  *
  * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onReady()}, which the cache's writer calls
  * and which only schedules a drain; the watch handle is volatile because it is set when the cache answers. It
- * writes new unpooled JSON frames (a change's over bytes every watch shares, {@link WatchChangeFrames}); Netty
- * owns and releases each wrapper once written.
+ * writes new unpooled JSON frames (a change's frame wraps bytes that every watch shares, see
+ * {@link WatchChangeFrames}); Netty owns and releases each wrapper once written.
  */
 final class WatchWriter extends PulledWriter implements WatchListener {
 
