@@ -8,6 +8,13 @@ final class QuicCodecs {
     private QuicCodecs() {
     }
 
+    /**
+     * DATAGRAM frames (RFC 9221) each side queues, received and to send. Felix sends them only as keep-alives
+     * (one tiny datagram is one ack-eliciting packet: the peer's ACK alone keeps both idle timers running), so
+     * a short queue is plenty; a full one drops the newest, which a keep-alive can afford.
+     */
+    static final int DATAGRAM_QUEUE = 16;
+
     static <B extends QuicCodecBuilder<B>> B apply(B builder, TransportConfig config, int udpPayload) {
         return builder
                 .initialMaxData(config.connectionWindowBytes())
@@ -20,6 +27,7 @@ final class QuicCodecs {
                 .maxRecvUdpPayloadSize(udpPayload)
                 .maxSendUdpPayloadSize(udpPayload)
                 // Acknowledge promptly: a request/response protocol on loopback is latency-bound.
-                .maxAckDelay(1, TimeUnit.MILLISECONDS);
+                .maxAckDelay(1, TimeUnit.MILLISECONDS)
+                .datagram(DATAGRAM_QUEUE, DATAGRAM_QUEUE);
     }
 }

@@ -55,6 +55,12 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder ingressDroppedEvents = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
+    /** Errors the QUIC codec reported on a connection that stayed open (see {@code ConnectionHandler}). */
+    public final LongAdder connectionErrors = new LongAdder();
+    /** {@code watch_change} frames written to watch streams. */
+    public final LongAdder watchChangesWritten = new LongAdder();
+    /** {@code watch_change} frames encoded (once per change and event loop, shared by the watches it reaches). */
+    public final LongAdder watchChangeEncodings = new LongAdder();
     /** Connection and client-opened stream closes, by who closed and why. */
     public final Closes closes = new Closes();
     /** Multiplexed event frames written (one per batch per session, whatever the number of its subscriptions). */
@@ -142,6 +148,11 @@ public final class BrokerMetrics implements AutoCloseable {
         }
         counter("felix.connections.opened", "QUIC connections accepted", connectionsOpened);
         counter("felix.connections.closed", "QUIC connections closed", connectionsClosed);
+        counter("felix.watch.changes.written", "watch_change frames written to watch streams", watchChangesWritten);
+        counter("felix.watch.change.encodings", "watch_change frames encoded (each shared by the watches it reaches)",
+                watchChangeEncodings);
+        counter("felix.connection.errors", "transport errors reported on connections that stayed open",
+                connectionErrors);
         for (Closes.By by : Closes.By.values()) {
             for (Closes.Reason reason : Closes.Reason.values()) {
                 FunctionCounter.builder("felix.connection.closes", closes.connections(by, reason), LongAdder::sum)

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Who closed it</h2>
  * Every close is attributed once ({@link Closes}): the client's CONNECTION_CLOSE (the SDK sends an application
  * close, code 0, when it is closed), the broker's own close (shutdown), or the transport (the idle timeout fired,
- * or the connection failed). Expected closes are logged at INFO, the others at WARN, and counted in
+ * or the connection failed). An error the QUIC codec reports on the connection is not a close (see
+ * {@link #exceptionCaught}). Expected closes are logged at INFO, the others at WARN, and counted in
  * {@code felix_connection_closes_total{by,reason}}.
  *
  * <p>The broker forgets a connection — gauges, subscriptions — as soon as the client's close arrives, not when
@@ -49,6 +50,8 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
     private Closes.By closedBy;
     private Closes.Reason closeReason;
     private boolean forgotten;
+    /** Transport errors reported on this connection (see {@link #exceptionCaught}); event loop only. */
+    private long errorsReported;
 
     ConnectionHandler(ServerContext context) {
         this.context = context;
@@ -73,6 +76,20 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         }
         context.connections.add(this);
         ctx.fireChannelActive();
+    }
+
+    /**
+     * A QUIC DATAGRAM frame (a {@code ByteBuf}) is the SDK's keep-alive (see {@code FelixClient}): its content
+     * means nothing, and QUIC has already acknowledged it, which is all a keep-alive needs; released here. New
+     * streams (stream channels) pass on to the codec's stream acceptor.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof io.netty.buffer.ByteBuf datagram) {
+            datagram.release();
+        } else {
+            ctx.fireChannelRead(msg);
+        }
     }
 
     @Override
@@ -106,10 +123,26 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
         ctx.fireChannelInactive();
     }
 
+    /**
+     * An error the QUIC codec reports on this connection. It is not a close: Netty's codec fires here what quiche
+     * returns while sending or receiving for the connection (a send that found no room, a datagram it could not
+     * take) and closes the connection itself only when the error is fatal (a TLS or crypto failure), which
+     * {@link #channelInactive} then attributes. This handler used to close the connection on any such event, so a
+     * transient error under load took every stream of the connection with it: a writer's cache stream beside 100
+     * watching mirrors ended with {@code connection_lost} (issue 12 item 6). Counted in
+     * {@code felix_connection_errors_total} and logged; the connection carries on.
+     */
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        closedBy(Closes.By.TRANSPORT, Closes.Reason.RESET, "failed: " + cause);
-        ctx.close();
+        context.metrics.connectionErrors.increment();
+        Object peer = channel == null ? "?" : channel.remoteSocketAddress();
+        // The first one at WARN; a loaded connection may report many, and the counter has them all.
+        if (errorsReported++ == 0) {
+            LOG.warn("connection from {}: transport error, connection kept open (further ones at DEBUG): {}", peer,
+                    cause.toString());
+        } else {
+            LOG.debug("connection from {}: transport error, connection kept open: {}", peer, cause.toString());
+        }
     }
 
     /** Records who closed the connection and why (the first account wins), counts it and logs it. */

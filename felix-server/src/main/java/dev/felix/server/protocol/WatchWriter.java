@@ -27,7 +27,8 @@ import java.util.concurrent.CompletionException;
  *
  * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onReady()}, which the cache's writer calls
  * and which only schedules a drain; the watch handle is volatile because it is set when the cache answers. It
- * writes new unpooled JSON frames; Netty owns and releases each once written.
+ * writes new unpooled JSON frames (a change's frame wraps bytes that every watch shares, see
+ * {@link WatchChangeFrames}); Netty owns and releases each wrapper once written.
  */
 final class WatchWriter extends PulledWriter implements WatchListener {
 
@@ -104,9 +105,8 @@ final class WatchWriter extends PulledWriter implements WatchListener {
                 channel.write(Frames.json(new Message.WatchSnapshot(chunk.offset(), entries, chunk.last())),
                         channel.voidPromise());
             } else if (item instanceof Change c) {
-                channel.write(Frames.json(new Message.WatchChange(c.offset(), c.key(), c.op().wireName(),
-                        c.op().removes() ? null : c.value(), c.op().removes() ? null : expiry(c.expiresAtMillis()))),
-                        channel.voidPromise());
+                session.context.metrics.watchChangesWritten.increment();
+                channel.write(WatchChangeFrames.frame(c, session.context.metrics), channel.voidPromise());
             } else if (item instanceof WatchEnded ended) {
                 closed = true;
                 String reason = switch (ended.reason().code()) {
