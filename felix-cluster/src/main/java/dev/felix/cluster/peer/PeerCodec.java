@@ -59,8 +59,8 @@ public final class PeerCodec {
             out = alloc.buffer(LENGTH_BYTES + 1 + 4 + name.length);
             out.writeInt(0).writeByte(RELAY_SUBSCRIBE).writeInt(r.shard()).writeBytes(name);
         } else if (m instanceof PeerMessage.RelayStarted r) {
-            out = alloc.buffer(LENGTH_BYTES + 1 + 8);
-            out.writeInt(0).writeByte(RELAY_STARTED).writeLong(r.next());
+            out = alloc.buffer(LENGTH_BYTES + 1 + 8 * 2);
+            out.writeInt(0).writeByte(RELAY_STARTED).writeLong(r.next()).writeLong(r.incarnation());
         } else if (m instanceof PeerMessage.RelayEvents r) {
             long bytes = 0;
             for (byte[] p : r.payloads()) {
@@ -150,12 +150,12 @@ public final class PeerCodec {
                         frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString(), shard);
             }
             case RELAY_STARTED -> {
-                need(frame, 8, "relay_started");
+                need(frame, 8 * 2, "relay_started");
                 long next = frame.readLong();
                 if (next < 0) {
                     throw new PeerProtocolException("relay_started at offset " + next);
                 }
-                return new PeerMessage.RelayStarted(next);
+                return new PeerMessage.RelayStarted(next, frame.readLong());
             }
             case RELAY_EVENTS -> {
                 need(frame, 8 + 4, "relay_events");

@@ -76,8 +76,11 @@ public sealed interface PeerMessage {
         }
     }
 
-    /** Leader to relaying node: the relay's first batch will start at offset {@code next}. */
-    record RelayStarted(long next) implements PeerMessage {
+    /**
+     * Leader to relaying node: the relay's first batch will start at offset {@code next}, of the shard's
+     * {@code incarnation} (what the relaying node tells its own subscribers of an ephemeral shard).
+     */
+    record RelayStarted(long next, long incarnation) implements PeerMessage {
     }
 
     /**

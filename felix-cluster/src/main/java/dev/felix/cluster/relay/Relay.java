@@ -129,6 +129,15 @@ public final class Relay implements AutoCloseable {
     }
 
     /**
+     * Drops {@code key}'s shard from the relay (its source ended): a later subscribe starts afresh, with no memory
+     * of the offsets routed before (a new source may start elsewhere, e.g. a new incarnation of an ephemeral shard).
+     * Subscriptions still attached receive nothing more; their owners end them.
+     */
+    public void forget(RelayKey key) {
+        feeds.remove(key);
+    }
+
+    /**
      * A batch of {@code key}'s shard arrived from its source; its delivery deadline starts now.
      *
      * @return false if no subscription of the shard is relayed here (nothing to do), or the dispatcher was behind

@@ -25,7 +25,7 @@ class PeerCodecRelayTest {
     void relayMessages_roundTrip() throws Exception {
         assertThat(roundTrip(new PeerMessage.RelaySubscribe("t1/default/prés", 3)))
                 .isEqualTo(new PeerMessage.RelaySubscribe("t1/default/prés", 3));
-        assertThat(roundTrip(new PeerMessage.RelayStarted(42))).isEqualTo(new PeerMessage.RelayStarted(42));
+        assertThat(roundTrip(new PeerMessage.RelayStarted(42, 3))).isEqualTo(new PeerMessage.RelayStarted(42, 3));
         PeerMessage.RelayEvents events = (PeerMessage.RelayEvents) roundTrip(
                 new PeerMessage.RelayEvents(7, new byte[][] {{1, 2}, {}, {3}}));
         assertThat(events.baseOffset()).isEqualTo(7);

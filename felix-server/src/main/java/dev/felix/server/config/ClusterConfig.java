@@ -26,10 +26,12 @@ import java.time.Duration;
  * @param key              the private key of {@code cert}
  * @param heartbeat        how often this node tells the metadata leader it is alive
  * @param failureTimeout   a node silent this long is declared down
+ * @param relaySubscribe   {@code cluster_relay_subscribe}: serve subscribes for shards led elsewhere through this
+ *                         node's relay (experimental; default off)
  */
 public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind, String advertiseHost, boolean bootstrap,
                             HostPort join, String name, Path ca, Path caKey, Path cert, Path key, Duration heartbeat,
-                            Duration failureTimeout) {
+                            Duration failureTimeout, boolean relaySubscribe) {
 
     /** Default {@code cluster_name}: {@code felix}. */
     public static final String DEFAULT_NAME = "felix";
@@ -92,6 +94,7 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         b.key = key;
         b.heartbeat = heartbeat;
         b.failureTimeout = failureTimeout;
+        b.relaySubscribe = relaySubscribe;
         return b;
     }
 
@@ -133,6 +136,7 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         private Path key;
         private Duration heartbeat = DEFAULT_HEARTBEAT;
         private Duration failureTimeout = DEFAULT_FAILURE_TIMEOUT;
+        private boolean relaySubscribe;
 
         private Builder() {
         }
@@ -219,9 +223,18 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
             return this;
         }
 
+        /**
+         * {@code cluster_relay_subscribe}: serve a subscribe for a shard another node leads through this node's relay
+         * (one upstream per shard, fanned out here) instead of answering {@code not_leader}; default false.
+         */
+        public Builder relaySubscribe(boolean value) {
+            this.relaySubscribe = value;
+            return this;
+        }
+
         public ClusterConfig build() {
             return new ClusterConfig(nodeId, raftBind, peerBind, advertiseHost, bootstrap, join, name, ca, caKey, cert,
-                    key, heartbeat, failureTimeout);
+                    key, heartbeat, failureTimeout, relaySubscribe);
         }
     }
 }

@@ -148,7 +148,8 @@ public final class ConfigLoader {
                     advertise, bootstrap, join, r.get(Settings.CLUSTER_NAME), r.getOrNull(Settings.CLUSTER_CA_CERT),
                     r.getOrNull(Settings.CLUSTER_CA_KEY), r.getOrNull(Settings.CLUSTER_NODE_CERT),
                     r.getOrNull(Settings.CLUSTER_NODE_KEY), Duration.ofMillis(r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS)),
-                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS)));
+                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS)),
+                    r.<Boolean>get(Settings.CLUSTER_RELAY_SUBSCRIBE));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

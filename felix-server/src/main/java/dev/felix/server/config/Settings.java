@@ -118,6 +118,10 @@ public final class Settings {
             "cluster: a node silent this long is declared down and its leaderships fail over",
             v -> longRange(v, 200, 600_000));
 
+    public static final Setting<Boolean> CLUSTER_RELAY_SUBSCRIBE = new Setting<>("cluster_relay_subscribe", "false",
+            "cluster (experimental): serve a subscribe (start latest) for a shard another node leads through this"
+                    + " node's relay, instead of answering not_leader", Settings::bool);
+
     /** All settings, in documentation order. */
     public static final List<Setting<?>> ALL = List.of(DATA_DIR, QUIC_BIND, HTTP_BIND, INSECURE, AUTH_TOKENS,
             TLS_CERT, TLS_KEY, MAX_FRAME_BYTES, AUTO_CREATE, SHARD_THREADS, SHARD_EXECUTOR_INLINE, SEGMENT_BYTES,
@@ -126,7 +130,7 @@ public final class Settings {
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
             IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, PEER_BIND, ADVERTISE_HOST,
             CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA_CERT, CLUSTER_CA_KEY, CLUSTER_NODE_CERT, CLUSTER_NODE_KEY,
-            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS);
+            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS, CLUSTER_RELAY_SUBSCRIBE);
 
     /** The setting with this key, or null. */
     public static Setting<?> byKey(String key) {

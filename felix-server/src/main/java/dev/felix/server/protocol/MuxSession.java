@@ -18,6 +18,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -77,7 +78,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     final class Channel implements SubscriptionListener, LiveSubscription {
         final int id;
         final long subscriptionId;
-        final Subscription subscription;
+        final EventFeed subscription;
         /** Events the client will still take on this channel. Event loop. */
         long credit;
         /** In {@link #ready}. Event loop. */
@@ -93,7 +94,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         /** In {@link #woken}; any thread. */
         final AtomicBoolean wakePending = new AtomicBoolean();
 
-        Channel(int id, long subscriptionId, Subscription subscription, long credit) {
+        Channel(int id, long subscriptionId, EventFeed subscription, long credit) {
             this.id = id;
             this.subscriptionId = subscriptionId;
             this.subscription = subscription;
@@ -136,25 +137,30 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                     m.requestId());
             return;
         }
-        SubscriptionSetup.register(session, new SubscriptionSetup.Spec(m.tenantId(), m.namespace(), m.stream(),
-                m.start(), m.shard(), m.queuePolicy(), m.queueEvents(), m.queueBytes(), m.incarnation()))
-                .whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
-                    if (err != null) {
-                        session.reply(SubscriptionSetup.failure(err), m.requestId());
-                    } else if (closed || !stream.isActive()) {
-                        subscriptions.forEach(Subscription::close);
-                    } else {
-                        started(m.requestId(), subscriptions, credit);
-                    }
-                }));
+        SubscriptionSetup.Spec spec = new SubscriptionSetup.Spec(m.tenantId(), m.namespace(), m.stream(), m.start(),
+                m.shard(), m.queuePolicy(), m.queueEvents(), m.queueBytes(), m.incarnation());
+        // A shard another node leads is served through this node's relay when cluster_relay_subscribe is on.
+        CompletableFuture<List<EventFeed>> relayed = context.relayed == null ? null
+                : context.relayed.trySubscribe(session, spec, context.config.subscriberQueue());
+        CompletableFuture<List<EventFeed>> registered = relayed != null ? relayed
+                : SubscriptionSetup.register(session, spec).thenApply(l -> l.stream().map(EventFeed::of).toList());
+        registered.whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
+            if (err != null) {
+                session.reply(SubscriptionSetup.failure(err), m.requestId());
+            } else if (closed || !stream.isActive()) {
+                subscriptions.forEach(EventFeed::close);
+            } else {
+                started(m.requestId(), subscriptions, credit);
+            }
+        }));
     }
 
-    private void started(long requestId, List<Subscription> subscriptions, long credit) {
+    private void started(long requestId, List<EventFeed> subscriptions, long credit) {
         long subscriptionId = subscriptions.get(0).id();
         List<Channel> opened = new ArrayList<>(subscriptions.size());
         List<Integer> shards = new ArrayList<>(subscriptions.size());
         List<Integer> ids = new ArrayList<>(subscriptions.size());
-        for (Subscription s : subscriptions) {
+        for (EventFeed s : subscriptions) {
             Channel c = new Channel(nextChannel++, subscriptionId, s, credit);
             channels.put(c.id, c);
             opened.add(c);
@@ -169,7 +175,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         // an incarnation gap) if the shard's memory was lost in between.
         List<Long> incarnations = null;
         if (Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES) && !subscriptions.get(0).durable()) {
-            incarnations = subscriptions.stream().map(Subscription::incarnation).toList();
+            incarnations = subscriptions.stream().map(EventFeed::incarnation).toList();
         }
         // The reply goes out before any event: deliveries start only once it is written.
         session.write(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids, incarnations));

@@ -1,0 +1,139 @@
+package dev.felix.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.client.ClientConfig;
+import dev.felix.client.Event;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.Item;
+import dev.felix.client.Publisher;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import dev.felix.client.SubscribeOptions;
+import dev.felix.client.Subscription;
+import dev.felix.core.StreamName;
+import dev.felix.server.FelixServer;
+import dev.felix.transport.ClientTrust;
+import dev.felix.wire.ErrorCode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code cluster_relay_subscribe} over real QUIC on three in-process nodes: a plain client subscribed on a node that
+ * does not lead the shard gets every event, in order, through that node's relay; the leader serves one relay
+ * stream per other node however many subscribers each has; a subscribe the relay does not serve (from an offset)
+ * is still answered {@code not_leader}.
+ */
+@Timeout(180)
+class RelaySubscribeIntegrationTest {
+
+    private static final StreamRef TICKS = StreamRef.parse("t1/default/ticks");
+    private static final int EVENTS = 300;
+
+    @TempDir
+    Path dir;
+
+    private TestCluster cluster;
+    private final List<FelixClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        clients.forEach(FelixClient::close);
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private FelixClient connect(FelixServer node) throws Exception {
+        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
+                .broker(node.quicAddress()).tenant("t1").build());
+        clients.add(c);
+        return c;
+    }
+
+    @Test
+    void aSubscriberOnANodeThatDoesNotLeadTheShard_getsEveryEventInOrder_throughOneRelayPerNode() throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true"));
+        FelixClient admin = connect(cluster.node("n1"));
+        String leaderId = admin.streams().create(TICKS, new StreamSpec(1, false, null, null, null))
+                .shardInfo().get(0).leader();
+        List<String> others = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).toList();
+        FelixServer leader = cluster.node(leaderId);
+        FelixServer a = cluster.node(others.get(0));
+        FelixServer b = cluster.node(others.get(1));
+
+        Publisher publisher = connect(leader).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+
+        List<Subscription> relayed = new ArrayList<>();
+        for (FelixServer node : List.of(a, a, b)) {
+            relayed.add(connect(node).subscribe(SubscribeOptions.of(TICKS)));
+        }
+        Subscription direct = connect(leader).subscribe(SubscribeOptions.of(TICKS));
+        assertThat(subscribers(leader)).as("the leader's client plus one relay stream per other node").isEqualTo(3);
+
+        long first = publisher.publish(bytes("m0")).firstOffset();
+        for (int i = 1; i < EVENTS; i++) {
+            assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(first + i);
+        }
+        for (Subscription s : relayed) {
+            assertEveryEvent(s, first);
+        }
+        assertEveryEvent(direct, first);
+
+        assertThat(metric(a, "felix_relay_delivered_total")).isEqualTo(2.0 * EVENTS);
+        assertThat(metric(b, "felix_relay_delivered_total")).isEqualTo(EVENTS);
+        assertThat(metric(a, "felix_relay_fenced_total")).isZero();
+
+        // What the relay does not serve takes the usual path: a subscribe from an offset names the leader.
+        FelixClientException refused = catchThrowableOfType(FelixClientException.class,
+                () -> connect(a).subscribe(SubscribeOptions.of(TICKS).fromOffset(first)));
+        assertThat(refused.code()).isEqualTo(ErrorCode.NOT_LEADER);
+
+        // The last local subscriber leaving a node closes that node's relay stream on the leader.
+        relayed.get(2).close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(leader) == 2);
+    }
+
+    private static void assertEveryEvent(Subscription s, long first) {
+        for (int i = 0; i < EVENTS; i++) {
+            Item item = s.next(Duration.ofSeconds(20));
+            assertThat(item).as("event " + i).isInstanceOf(Event.class);
+            Event e = (Event) item;
+            assertThat(e.offset()).isEqualTo(first + i);
+            assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo("m" + i);
+        }
+    }
+
+    private static int subscribers(FelixServer leader) throws Exception {
+        return leader.broker().stream(new StreamName("t1", "default", "ticks")).info().shards().get(0).subscribers();
+    }
+
+    private static double metric(FelixServer node, String series) throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        String scrape = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                + node.httpAddress().getPort() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(series + " in the scrape").isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
