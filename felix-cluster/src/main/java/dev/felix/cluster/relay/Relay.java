@@ -23,8 +23,8 @@ import java.util.function.LongSupplier;
  * <ul>
  *   <li>A source (the node's subscription to each shard's leader) hands batches, with their offsets, to
  *       {@link #receive}. The {@link Dispatcher} only routes them, to a fixed set of {@link RelayWorker}s keyed by
- *       {@link RelayKey}; each worker delivers its shards in order from a bounded queue, so a slow shard holds
- *       back only the shards that share its worker, and only up to the deadline.</li>
+ *       {@link RelayKey}; each worker delivers its shards in order from a bounded queue. A subscriber whose
+ *       write stalls waits alone, with its own bounded backlog, until the deadline: nobody else waits for it.</li>
  *   <li><b>Known loss</b> (a full worker queue; a batch not delivered within the deadline of this node receiving
  *       it, whether queued, behind a backlog or in a stalled write; a hole in the source's offsets) fences the
  *       subscriptions that missed the events at once ({@link RelayedSubscription}). Then a gap-capable subscriber

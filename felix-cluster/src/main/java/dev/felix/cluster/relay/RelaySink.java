@@ -18,8 +18,9 @@ public interface RelaySink {
      * subscription: do not modify it.
      *
      * @return false when the sink cannot take it now (its stream is not writable, its queue is full): the worker
-     *         offers the same item again after {@link RelayedSubscription#writable()} or the next relay tick, until
-     *         the batch's deadline, where the write is cut off and the subscription fenced
+     *         keeps this and later batches for this subscription only, offers them again after
+     *         {@link RelayedSubscription#writable()} or the next relay tick, and cuts the write off at the batch's
+     *         deadline (the subscription is fenced)
      */
     boolean offer(Delivery item);
 

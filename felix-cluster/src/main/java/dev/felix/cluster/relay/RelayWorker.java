@@ -1,25 +1,27 @@
 package dev.felix.cluster.relay;
 
 import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Iterator;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
  * One delivery worker: a bounded queue of routed batches, delivered in order to their shards' subscriptions.
  *
- * <h2>Deadline</h2>
- * Every batch must be delivered before its deadline ({@link Routed#deadlineNanos()}), whether it waited in the
- * queue, behind a backlog or in a stalled write. The worker never blocks: a sink that cannot take the batch
- * leaves the subscription <em>waiting</em>, and the worker holds the batch at its head (later batches of every
- * shard on this worker wait behind it: the order of one shard must hold, and a per-subscription backlog would be
- * unbounded) until the sink is writable again ({@link RelayedSubscription#writable()}) or the next relay tick.
- * At the deadline the write is cut off: the subscriptions still waiting lost the batch and are fenced, and the
- * worker moves on. A batch taken from the queue at or past its deadline is lost for every recipient unread.
+ * <h2>Deadline and stalled writes</h2>
+ * Every batch must be delivered before its deadline ({@code received + deadline}), whether it waited in this queue,
+ * behind a backlog or in a stalled write. The worker never blocks, and one slow subscriber holds back nobody else:
+ * a sink that cannot take a batch leaves that subscription <em>stalled</em>, with a backlog of the batches it still
+ * needs, in order (at most {@code queueBatches}; one more is a {@code queue_full} loss for it). The worker goes on
+ * with every other subscription and shard, and offers the backlog again when the sink is writable
+ * ({@link RelayedSubscription#writable()}) or at the next relay tick. A backlog batch that reaches its deadline is
+ * cut off: the subscription lost it and is fenced, and never gets it late. A batch taken from the queue at or past
+ * its deadline is lost for every recipient unread.
  *
- * <p><b>Threads.</b> {@link #offer} from the dispatcher; {@link #signal} from any thread; the delivery state
- * (head, waiting) belongs to the worker's lane.
+ * <p>Losses are counted in {@code felix_relay_dropped_total} once per batch, however many subscriptions lost it.
+ *
+ * <p><b>Threads.</b> {@link #offer} from the dispatcher; {@link #signal} from any thread; the stalled set and every
+ * subscription's backlog belong to the worker's lane.
  */
 final class RelayWorker {
 
@@ -33,10 +35,8 @@ final class RelayWorker {
     private final RelayMetrics metrics;
     private final Lane lane;
 
-    // Lane state.
-    private Routed head;
-    /** The subscriptions that still need {@link #head}; null until the head's first pass. */
-    private RelayedSubscription[] waiting;
+    /** Subscriptions with a non-empty backlog, in the order they stalled. Lane state. */
+    private final ArrayDeque<RelayedSubscription> stalled = new ArrayDeque<>();
 
     RelayWorker(int index, int capacity, LongSupplier nanos, RelayMetrics metrics, Executor executor) {
         this.index = index;
@@ -63,7 +63,7 @@ final class RelayWorker {
         lane.signal();
     }
 
-    /** Batches queued, not counting one being delivered. */
+    /** Batches queued, not counting subscriptions' backlogs. */
     int depth() {
         synchronized (queue) {
             return queue.size();
@@ -75,59 +75,105 @@ final class RelayWorker {
     }
 
     private void work() {
+        retryStalled();
         while (true) {
-            if (head == null) {
-                synchronized (queue) {
-                    head = queue.pollFirst();
-                }
-                if (head == null) {
-                    return;
-                }
-                waiting = null;
+            Routed r;
+            synchronized (queue) {
+                r = queue.pollFirst();
             }
-            Routed r = head;
-            RelayedSubscription[] targets = waiting != null ? waiting : r.feed().subscriptions();
-            if (r.expired(nanos.getAsLong())) {
-                lose(r, targets);
-                head = null;
-                continue;
+            if (r == null) {
+                return;
             }
-            List<RelayedSubscription> stalled = null;
-            for (int i = 0; i < targets.length; i++) {
-                if (i % CLOCK_EVERY == CLOCK_EVERY - 1 && r.expired(nanos.getAsLong())) {
-                    stalled = stalled == null ? new ArrayList<>() : stalled;
-                    for (int j = i; j < targets.length; j++) {
-                        stalled.add(targets[j]);
-                    }
-                    break;
-                }
-                if (targets[i].deliver(r.batch()) == RelayedSubscription.Outcome.STALLED) {
-                    stalled = stalled == null ? new ArrayList<>() : stalled;
-                    stalled.add(targets[i]);
-                }
-            }
-            if (stalled == null) {
-                metrics.lag(nanos.getAsLong() - r.receivedNanos());
-                head = null;
-                continue;
-            }
-            waiting = stalled.toArray(new RelayedSubscription[0]);
-            if (r.expired(nanos.getAsLong())) {
-                continue; // cut off now rather than at the next signal
-            }
-            return; // a sink stalled: writable() or the next tick brings the worker back
+            deliver(r);
         }
     }
 
-    /** {@code r} reached its deadline before {@code targets} got it: they lost it. */
-    private void lose(Routed r, RelayedSubscription[] targets) {
-        if (!r.feed().kind.fencesOnLoss()) {
-            metrics.dropped(RelayMetrics.Drop.EPHEMERAL, r.batch().eventCount());
+    /** Offers every stalled subscription its backlog again; cuts off what reached its deadline. */
+    private void retryStalled() {
+        long now = nanos.getAsLong();
+        for (Iterator<RelayedSubscription> it = stalled.iterator(); it.hasNext(); ) {
+            if (drainBacklog(it.next(), now)) {
+                it.remove();
+            }
+        }
+    }
+
+    /** First pass of a batch over its shard's subscriptions. */
+    private void deliver(Routed r) {
+        RelayedSubscription[] targets = r.feed().subscriptions();
+        long now = nanos.getAsLong();
+        if (r.expired(now)) {
+            for (RelayedSubscription s : targets) {
+                lose(r, s); // a stalled one's backlog ends in a fenced state: drainBacklog skips it later
+            }
             return;
         }
-        metrics.dropped(RelayMetrics.Drop.STALE, r.batch().eventCount());
-        for (RelayedSubscription s : targets) {
-            s.fence(r.batch().lastOffset());
+        for (int i = 0; i < targets.length; i++) {
+            if (i % CLOCK_EVERY == CLOCK_EVERY - 1) {
+                now = nanos.getAsLong();
+                if (r.expired(now)) {
+                    for (int j = i; j < targets.length; j++) {
+                        lose(r, targets[j]);
+                    }
+                    break;
+                }
+            }
+            RelayedSubscription s = targets[i];
+            if (s.backlog != null && !s.backlog.isEmpty()) {
+                // Behind its own stalled write: it keeps its order, and nobody else waits for it.
+                if (s.backlog.size() >= capacity) {
+                    countLoss(r, RelayMetrics.Drop.QUEUE_FULL);
+                    s.fence(r.batch().lastOffset());
+                } else {
+                    s.backlog.addLast(r);
+                }
+                continue;
+            }
+            if (s.deliver(r.batch()) == RelayedSubscription.Outcome.STALLED) {
+                if (s.backlog == null) {
+                    s.backlog = new ArrayDeque<>();
+                }
+                s.backlog.addLast(r);
+                stalled.addLast(s);
+            }
+        }
+        metrics.lag(nanos.getAsLong() - r.receivedNanos());
+    }
+
+    /** Offers {@code s} its backlog in order. @return whether the backlog is empty now */
+    private boolean drainBacklog(RelayedSubscription s, long now) {
+        ArrayDeque<Routed> backlog = s.backlog;
+        while (!backlog.isEmpty()) {
+            Routed r = backlog.peekFirst();
+            if (r.expired(now)) {
+                backlog.pollFirst(); // cut off: a gap-capable subscription may still get what follows, after a gap
+                lose(r, s);
+                continue;
+            }
+            if (s.deliver(r.batch()) == RelayedSubscription.Outcome.STALLED) {
+                return false;
+            }
+            backlog.pollFirst();
+        }
+        return true;
+    }
+
+    /** {@code s} did not get {@code r} before its deadline. */
+    private void lose(Routed r, RelayedSubscription s) {
+        if (!r.feed().kind.fencesOnLoss()) {
+            countLoss(r, RelayMetrics.Drop.EPHEMERAL);
+            return;
+        }
+        if (s.nextOffset() <= r.batch().lastOffset()) {
+            countLoss(r, RelayMetrics.Drop.STALE);
+        }
+        s.fence(r.batch().lastOffset());
+    }
+
+    private void countLoss(Routed r, RelayMetrics.Drop reason) {
+        if (!r.lossCounted) {
+            r.lossCounted = true;
+            metrics.dropped(reason, r.batch().eventCount());
         }
     }
 }

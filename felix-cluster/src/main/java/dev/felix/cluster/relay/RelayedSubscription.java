@@ -52,6 +52,8 @@ public final class RelayedSubscription {
     private State state = State.LIVE;
     /** The first offset the subscriber has not received (from the relay or from a resume). */
     private long next;
+    /** Batches waiting behind a stalled write, in order; null until the first stall. Its worker's lane only. */
+    java.util.ArrayDeque<Routed> backlog;
 
     RelayedSubscription(long id, ShardFeed feed, RelaySink sink, boolean gapCapable, long next, Relay relay) {
         this.id = id;

@@ -71,11 +71,7 @@ class RelayTest {
         RelayedSubscription subPlainB = f.relay.subscribe(key("b"), StreamKind.EPHEMERAL, plainB, false, 0);
         RelayedSubscription subGapB = f.relay.subscribe(key("b"), StreamKind.EPHEMERAL, gapB, true, 0);
 
-        a.stalled = true; // a0 waits at the worker's head, a1 fills its queue
-        f.relay.receive(key("a"), batch(0, 1));
-        f.run();
-        f.relay.receive(key("a"), batch(1, 1));
-        f.run();
+        f.relay.receive(key("a"), batch(0, 1)); // fills the worker's one slot before the worker runs
         f.relay.receive(key("b"), batch(0, 1)); // no room: lost
         f.run();
 
@@ -85,8 +81,7 @@ class RelayTest {
         assertThat(f.counter("felix.relay.dropped", "reason", "queue_full")).isEqualTo(1);
         assertThat(f.counter("felix.relay.fenced")).isEqualTo(2);
 
-        a.stalled = false;
-        subA.writable();
+        f.relay.receive(key("a"), batch(1, 1));
         f.run();
         f.relay.receive(key("b"), batch(1, 1));
         f.run();
@@ -105,18 +100,14 @@ class RelayTest {
     void aLostNoReplayEvent_fencesNothing_whileAStoredEventLostOnTheSameQueueDoes() {
         RelayFixture f = new RelayFixture(tiny());
         Sink holder = new Sink();
-        RelayedSubscription subHolder = f.relay.subscribe(key("holder"), StreamKind.EPHEMERAL, holder, false, 0);
+        f.relay.subscribe(key("holder"), StreamKind.EPHEMERAL, holder, false, 0);
         Sink presence = new Sink();
         RelayedSubscription subPresence = f.relay.subscribe(key("presence"), StreamKind.EPHEMERAL_NO_REPLAY,
                 presence, false, 0);
         Sink orders = new Sink();
         RelayedSubscription subOrders = f.relay.subscribe(key("orders"), StreamKind.DURABLE, orders, false, 0);
 
-        holder.stalled = true;
-        f.relay.receive(key("holder"), batch(0, 1));
-        f.run();
-        f.relay.receive(key("holder"), batch(1, 1));
-        f.run();
+        f.relay.receive(key("holder"), batch(0, 1)); // takes the worker's one slot
         f.relay.receive(key("presence"), batch(0, 2)); // queue full: both lost
         f.relay.receive(key("orders"), batch(0, 3));
         f.run();
@@ -128,13 +119,12 @@ class RelayTest {
         assertThat(f.counter("felix.relay.fenced")).isEqualTo(1);
         assertThat(f.relay.pendingCloses()).isEqualTo(1);
 
-        holder.stalled = false;
-        subHolder.writable();
-        f.run();
         f.relay.receive(key("presence"), batch(2, 1));
+        f.run();
         f.relay.receive(key("orders"), batch(3, 1));
         f.run();
 
+        assertThat(holder.offsets()).containsExactly(0L);
         assertThat(presence.items).as("the next presence event, no gap, no close").hasSize(1);
         assertThat(presence.offsets()).containsExactly(2L);
         assertThat(orders.items).isEmpty();
@@ -175,10 +165,12 @@ class RelayTest {
     }
 
     @Test
-    void anEventBehindABacklog_isDeliveredInsideItsDeadline() {
+    void anEventBehindABacklog_isDeliveredInsideItsDeadline_andTheStallHoldsNobodyElseBack() {
         RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).build());
         Sink slow = new Sink();
         RelayedSubscription subSlow = f.relay.subscribe(key("slow"), StreamKind.EPHEMERAL, slow, false, 0);
+        Sink sameShard = new Sink();
+        f.relay.subscribe(key("slow"), StreamKind.EPHEMERAL, sameShard, false, 0);
         Sink other = new Sink();
         f.relay.subscribe(key("other"), StreamKind.EPHEMERAL, other, true, 0);
 
@@ -187,44 +179,49 @@ class RelayTest {
         f.relay.receive(key("other"), batch(0, 1));
         f.run();
         f.clock.advance(Duration.ofMillis(500));
+        f.relay.receive(key("slow"), batch(1, 1)); // behind slow#0 for the stalled subscriber
         f.relay.receive(key("other"), batch(1, 1));
         f.run();
-        f.clock.advance(Duration.ofMillis(1400)); // 1.9 s: everything inside its deadline
-        f.tick();
-        assertThat(other.items).as("held behind the stalled write").isEmpty();
+        assertThat(other.offsets()).as("another shard on the same worker").containsExactly(0L, 1L);
+        assertThat(sameShard.offsets()).as("another subscriber of the same shard").containsExactly(0L, 1L);
 
+        f.clock.advance(Duration.ofMillis(1400)); // 1.9 s: both batches inside their deadlines
+        f.tick();
+        assertThat(slow.items).isEmpty();
         slow.stalled = false;
         subSlow.writable();
         f.run();
-        assertThat(slow.offsets()).containsExactly(0L);
-        assertThat(other.offsets()).containsExactly(0L, 1L);
-        assertThat(other.gaps()).isEmpty();
+        assertThat(slow.offsets()).containsExactly(0L, 1L);
+        assertThat(subSlow.fenced()).isFalse();
         assertThat(f.counter("felix.relay.dropped", "reason", "stale")).isZero();
     }
 
     @Test
-    void anEventBehindABacklog_isLostPastItsDeadline() {
+    void anEventBehindABacklog_isLostPastItsDeadline_whileTheOneBehindItStillArrives() {
         RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).build());
         Sink slow = new Sink();
-        f.relay.subscribe(key("slow"), StreamKind.EPHEMERAL, slow, false, 0);
-        Sink other = new Sink();
-        RelayedSubscription subOther = f.relay.subscribe(key("other"), StreamKind.EPHEMERAL, other, true, 0);
+        RelayedSubscription subSlow = f.relay.subscribe(key("slow"), StreamKind.EPHEMERAL, slow, true, 0);
 
         slow.stalled = true;
-        f.relay.receive(key("slow"), batch(0, 1));
-        f.relay.receive(key("other"), batch(0, 1)); // received at 0 s: its deadline is 2 s
+        f.relay.receive(key("slow"), batch(0, 1)); // received at 0 s: its deadline is 2 s
         f.run();
         f.clock.advance(Duration.ofMillis(500));
-        f.relay.receive(key("other"), batch(1, 1)); // received at 0.5 s: its deadline is 2.5 s
+        f.relay.receive(key("slow"), batch(1, 1)); // received at 0.5 s, behind #0: its deadline is 2.5 s
         f.run();
-        f.clock.advance(Duration.ofMillis(1500)); // 2 s: the stalled write is cut off, other#0 is past its deadline
+        f.clock.advance(Duration.ofMillis(1500)); // 2 s: the stalled write of #0 is cut off
         f.tick();
+        assertThat(subSlow.fenced()).isTrue();
+        assertThat(slow.items).isEmpty();
+        assertThat(f.counter("felix.relay.dropped", "reason", "stale")).isEqualTo(1);
 
-        assertThat(subOther.fenced()).isFalse(); // the gap was announced, and other#1 followed it
-        assertThat(other.items).hasSize(2);
-        assertThat(other.items.get(0)).isEqualTo(new GapNotice(0, 0, 0, GapNotice.Reason.RELAY_LAG));
-        assertThat(other.offsets()).containsExactly(1L);
-        assertThat(f.counter("felix.relay.dropped", "reason", "stale")).isEqualTo(2);
+        f.clock.advance(Duration.ofMillis(400)); // 2.4 s: #1 is still inside its deadline
+        slow.stalled = false;
+        subSlow.writable();
+        f.run();
+        assertThat(slow.items).hasSize(2);
+        assertThat(slow.items.get(0)).isEqualTo(new GapNotice(0, 0, 0, GapNotice.Reason.RELAY_LAG));
+        assertThat(slow.offsets()).containsExactly(1L);
+        assertThat(subSlow.fenced()).as("the gap was announced, and #1 followed it").isFalse();
     }
 
     @Test
@@ -238,7 +235,10 @@ class RelayTest {
         stuck.stalled = true;
         f.relay.receive(key("a"), batch(0, 1));
         f.run();
-        f.clock.advance(DEADLINE.minusNanos(1));
+        f.clock.advance(Duration.ofSeconds(1));
+        f.relay.receive(key("a"), batch(1, 1));
+        f.run();
+        f.clock.advance(Duration.ofSeconds(1).minusNanos(1));
         f.tick();
         assertThat(subStuck.fenced()).as("still inside the deadline: the write may yet complete").isFalse();
 
@@ -249,13 +249,40 @@ class RelayTest {
 
         stuck.stalled = false; // the sink recovers after the cut-off: the lost batch is never delivered late
         subStuck.writable();
-        f.relay.receive(key("a"), batch(1, 1));
+        f.relay.receive(key("a"), batch(2, 1));
         f.run();
         assertThat(stuck.items).isEmpty();
-        assertThat(fine.offsets()).as("the worker moved on").containsExactly(0L, 1L);
+        assertThat(fine.offsets()).as("never held back by the stalled write").containsExactly(0L, 1L, 2L);
         f.tick();
         assertThat(stuck.ended.code()).isEqualTo(ErrorCode.RESYNC);
         assertThat(stuck.ended.offset()).isZero();
+    }
+
+    @Test
+    void aStalledSubscriberWhoseBacklogIsFull_isFencedAlone() {
+        RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).queueBatches(2).build());
+        Sink stuck = new Sink();
+        RelayedSubscription subStuck = f.relay.subscribe(key("a"), StreamKind.EPHEMERAL, stuck, false, 0);
+        Sink fine = new Sink();
+        RelayedSubscription subFine = f.relay.subscribe(key("a"), StreamKind.EPHEMERAL, fine, false, 0);
+
+        stuck.stalled = true;
+        for (int i = 0; i < 2; i++) {
+            f.relay.receive(key("a"), batch(i, 1));
+            f.run();
+            assertThat(subStuck.fenced()).as("backlog of " + (i + 1)).isFalse();
+        }
+        f.relay.receive(key("a"), batch(2, 1)); // a third batch for the stalled subscriber: over its backlog of 2
+        f.run();
+
+        assertThat(subStuck.fenced()).isTrue();
+        assertThat(subFine.fenced()).isFalse();
+        assertThat(fine.offsets()).containsExactly(0L, 1L, 2L);
+        assertThat(f.counter("felix.relay.dropped", "reason", "queue_full")).isEqualTo(1);
+        stuck.stalled = false;
+        subStuck.writable();
+        f.run();
+        assertThat(stuck.items).as("fenced: not even the backlog it had").isEmpty();
     }
 
     @Test
@@ -347,7 +374,7 @@ class RelayTest {
         RelayFixture f = new RelayFixture(tiny(), fromLog);
         fixture[0] = f;
         Sink holder = new Sink();
-        RelayedSubscription subHolder = f.relay.subscribe(key("holder"), StreamKind.EPHEMERAL, holder, false, 0);
+        f.relay.subscribe(key("holder"), StreamKind.EPHEMERAL, holder, false, 0);
         Sink healed = new Sink();
         RelayedSubscription subHealed = f.relay.subscribe(key("orders"), StreamKind.DURABLE, healed, true, 0);
         sinkOf.put(subHealed.id(), healed);
@@ -357,23 +384,17 @@ class RelayTest {
         commit(log, 0);
         f.relay.receive(key("orders"), log.get(0));
         f.run();
-        holder.stalled = true; // fill the only worker's queue
-        f.relay.receive(key("holder"), batch(0, 1));
-        f.run();
-        f.relay.receive(key("holder"), batch(1, 1));
-        f.run();
 
+        f.relay.receive(key("holder"), batch(0, 1)); // takes the only worker's one slot
         commit(log, 1);
         f.relay.receive(key("orders"), log.get(1)); // lost: queue full
         commit(log, 2);
         commit(log, 3); // committed on the leader, not yet received here
         f.run();
         assertThat(subHealed.fenced()).as("rejoined after the heal").isFalse();
+        f.relay.receive(key("holder"), batch(1, 1));
         f.relay.receive(key("orders"), log.get(2)); // lost again, but the heal already delivered it
         f.relay.receive(key("orders"), log.get(3));
-        f.run();
-        holder.stalled = false;
-        subHolder.writable();
         f.run();
         for (int i = 4; i < 10; i++) {
             commit(log, i);
