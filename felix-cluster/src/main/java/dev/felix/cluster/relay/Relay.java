@@ -199,6 +199,11 @@ public final class Relay implements AutoCloseable {
         workers[feed.worker].signal();
     }
 
+    /** A gap-capable subscription was fenced: its worker announces the gap once it has offered what came before. */
+    void announceLater(RelayedSubscription s) {
+        workers[s.key().worker(workers.length)].announce(s);
+    }
+
     /** Known loss of {@code batch} before any worker had it: fence its shard's subscriptions. */
     void lost(ShardFeed feed, EventBatch batch, RelayMetrics.Drop reason) {
         if (!feed.kind.fencesOnLoss()) {

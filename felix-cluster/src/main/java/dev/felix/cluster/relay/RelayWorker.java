@@ -35,8 +35,11 @@ final class RelayWorker {
     private final RelayMetrics metrics;
     private final Lane lane;
 
-    /** Subscriptions with a non-empty backlog, in the order they stalled. Lane state. */
+    /** Subscriptions with a backlog or an announcement their sink refused, in the order they stalled. Lane state. */
     private final ArrayDeque<RelayedSubscription> stalled = new ArrayDeque<>();
+    /** Fenced gap-capable subscriptions whose gap is to be announced; any thread adds. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<RelayedSubscription> toAnnounce =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     RelayWorker(int index, int capacity, LongSupplier nanos, RelayMetrics metrics, Executor executor) {
         this.index = index;
@@ -63,6 +66,14 @@ final class RelayWorker {
         lane.signal();
     }
 
+    /** Announces {@code s}'s gap from the lane, after what it still has to offer before it. Any thread. */
+    void announce(RelayedSubscription s) {
+        if (s.announceQueued.compareAndSet(false, true)) {
+            toAnnounce.add(s);
+        }
+        lane.signal();
+    }
+
     /** Batches queued, not counting subscriptions' backlogs. */
     int depth() {
         synchronized (queue) {
@@ -76,6 +87,13 @@ final class RelayWorker {
 
     private void work() {
         retryStalled();
+        RelayedSubscription a;
+        while ((a = toAnnounce.poll()) != null) {
+            a.announceQueued.set(false);
+            if (!a.inStalled && a.announceGap() == RelayedSubscription.Outcome.STALLED) {
+                stall(a); // its sink is full: announced when it drains (a stalled one announces after its backlog)
+            }
+        }
         while (true) {
             Routed r;
             synchronized (queue) {
@@ -92,9 +110,18 @@ final class RelayWorker {
     private void retryStalled() {
         long now = nanos.getAsLong();
         for (Iterator<RelayedSubscription> it = stalled.iterator(); it.hasNext(); ) {
-            if (drainBacklog(it.next(), now)) {
+            RelayedSubscription s = it.next();
+            if (drainBacklog(s, now)) {
+                s.inStalled = false;
                 it.remove();
             }
+        }
+    }
+
+    private void stall(RelayedSubscription s) {
+        if (!s.inStalled) {
+            s.inStalled = true;
+            stalled.addLast(s);
         }
     }
 
@@ -134,16 +161,20 @@ final class RelayWorker {
                     s.backlog = new ArrayDeque<>();
                 }
                 s.backlog.addLast(r);
-                stalled.addLast(s);
+                stall(s);
             }
         }
         metrics.lag(nanos.getAsLong() - r.receivedNanos());
     }
 
-    /** Offers {@code s} its backlog in order. @return whether the backlog is empty now */
+    /**
+     * Offers {@code s} its backlog in order, then the gap it is fenced for, if any.
+     *
+     * @return whether nothing is left to offer
+     */
     private boolean drainBacklog(RelayedSubscription s, long now) {
         ArrayDeque<Routed> backlog = s.backlog;
-        while (!backlog.isEmpty()) {
+        while (backlog != null && !backlog.isEmpty()) {
             Routed r = backlog.peekFirst();
             if (r.expired(now)) {
                 backlog.pollFirst(); // cut off: a gap-capable subscription may still get what follows, after a gap
@@ -155,7 +186,7 @@ final class RelayWorker {
             }
             backlog.pollFirst();
         }
-        return true;
+        return s.announceGap() != RelayedSubscription.Outcome.STALLED;
     }
 
     /** {@code s} did not get {@code r} before its deadline. */

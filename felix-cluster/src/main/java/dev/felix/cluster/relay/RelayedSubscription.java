@@ -10,7 +10,8 @@ import dev.felix.core.stream.GapNotice;
  *
  * <h2>States</h2>
  * <pre>
- *   LIVE ──loss──▶ GAP_PENDING (gap-capable)  ──next batch: gap{next, base-1} then the batch──▶ LIVE
+ *   LIVE ──loss──▶ GAP_PENDING (gap-capable)  ──gap{next, lost end} (or, when unknown, gap{next, base-1} before
+ *                                                 the next batch)──▶ LIVE
  *        ──loss──▶ HEALING (gap-capable, durable, a resume hook) ──{@link #rejoin}──▶ LIVE
  *        ──loss──▶ CLOSING (plain)  ──paced closer: resync error──▶ CLOSED
  * </pre>
@@ -52,8 +53,14 @@ public final class RelayedSubscription {
     private State state = State.LIVE;
     /** The first offset the subscriber has not received (from the relay or from a resume). */
     private long next;
+    /** The last offset known lost while fenced ({@link Long#MAX_VALUE}: unknown), -1 for none. */
+    private long lostTo = -1;
     /** Batches waiting behind a stalled write, in order; null until the first stall. Its worker's lane only. */
     java.util.ArrayDeque<Routed> backlog;
+    /** In its worker's stalled set. Its worker's lane only. */
+    boolean inStalled;
+    /** Waiting in its worker's queue of gap announcements (so it is queued once). */
+    final java.util.concurrent.atomic.AtomicBoolean announceQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
     RelayedSubscription(long id, ShardFeed feed, RelaySink sink, boolean gapCapable, long next, Relay relay) {
         this.id = id;
@@ -145,7 +152,7 @@ public final class RelayedSubscription {
                             next = batch.baseOffset(); // no_replay: counted where it was lost, never announced
                             yield offerLive(batch);
                         }
-                        after = fenceLocked();
+                        after = fenceLocked(batch.baseOffset() - 1);
                         yield state == State.GAP_PENDING ? offerAfterGap(batch) : Outcome.SKIPPED;
                     }
                     yield offerLive(batch);
@@ -170,13 +177,41 @@ public final class RelayedSubscription {
         }
         Action after;
         synchronized (this) {
-            if (state != State.LIVE || next > lostTo) {
+            if (next > lostTo) {
                 return false;
             }
-            after = fenceLocked();
+            if (state == State.GAP_PENDING) {
+                // The gap to announce grows; a known end replaces an unknown one.
+                this.lostTo = this.lostTo == Long.MAX_VALUE ? lostTo : Math.max(this.lostTo, lostTo);
+                return false;
+            }
+            if (state != State.LIVE) {
+                return false;
+            }
+            after = fenceLocked(lostTo);
         }
         run(after);
         return true;
+    }
+
+    /**
+     * GAP_PENDING with a known end of loss: offers {@code gap{next, lostTo}} now, without waiting for a later batch
+     * (there may be none: the last batch of a burst can be the one lost), and goes live after it. Worker thread,
+     * once every batch older than the loss has been offered (the subscription's backlog is empty).
+     */
+    Outcome announceGap() {
+        synchronized (this) {
+            if (state != State.GAP_PENDING || lostTo < next || lostTo == Long.MAX_VALUE) {
+                return Outcome.SKIPPED;
+            }
+            if (!sink.offer(new GapNotice(feed.key.shard(), next, lostTo, GapNotice.Reason.RELAY_LAG))) {
+                return Outcome.STALLED;
+            }
+            relay.metrics().gap();
+            next = lostTo + 1;
+            state = State.LIVE;
+            return Outcome.DELIVERED;
+        }
     }
 
     /** Paced closer: ends a CLOSING subscription with {@code resync}. @return whether it closed it. */
@@ -197,10 +232,10 @@ public final class RelayedSubscription {
     }
 
     private enum Action {
-        NONE, HEAL, CLOSE
+        NONE, HEAL, ANNOUNCE, CLOSE
     }
 
-    private Action fenceLocked() {
+    private Action fenceLocked(long lostUpTo) {
         relay.metrics().fenced();
         if (gapCapable && feed.kind == StreamKind.DURABLE && relay.resumeHook() != null) {
             state = State.HEALING;
@@ -208,7 +243,8 @@ public final class RelayedSubscription {
         }
         if (gapCapable) {
             state = State.GAP_PENDING;
-            return Action.NONE;
+            lostTo = lostUpTo;
+            return Action.ANNOUNCE;
         }
         state = State.CLOSING;
         return Action.CLOSE;
@@ -217,6 +253,7 @@ public final class RelayedSubscription {
     private void run(Action action) {
         switch (action) {
             case HEAL -> relay.resumeHook().resume(this, nextOffset());
+            case ANNOUNCE -> relay.announceLater(this);
             case CLOSE -> relay.closer().enqueue(this);
             case NONE -> {
             }
@@ -229,15 +266,23 @@ public final class RelayedSubscription {
             return Outcome.SKIPPED;
         }
         if (batch.baseOffset() > next) {
+            // Covers the known loss and anything lost since without being named (the batch says where it resumes).
             GapNotice gap = new GapNotice(feed.key.shard(), next, batch.baseOffset() - 1, GapNotice.Reason.RELAY_LAG);
             if (!sink.offer(gap)) {
                 return Outcome.STALLED;
             }
             relay.metrics().gap();
             next = batch.baseOffset();
+            state = State.LIVE;
+            return offerLive(batch);
         }
-        state = State.LIVE;
-        return offerLive(batch);
+        // A batch older than the loss (it waited in a backlog or a queue): delivered, and the gap still lies ahead,
+        // unless the loss was unknown (then only a batch that starts past next can tell what was missed).
+        Outcome out = offerLive(batch);
+        if (out == Outcome.DELIVERED && (lostTo == Long.MAX_VALUE || lostTo < next)) {
+            state = State.LIVE;
+        }
+        return out;
     }
 
     private Outcome offerLive(EventBatch batch) {

@@ -76,7 +76,9 @@ class RelayTest {
         f.run();
 
         assertThat(subPlainB.fenced()).isTrue();
-        assertThat(subGapB.fenced()).isTrue();
+        assertThat(gapB.items).as("the gap is announced at once, not at the next batch (there may be none)")
+                .containsExactly(new GapNotice(0, 0, 0, GapNotice.Reason.RELAY_LAG));
+        assertThat(subGapB.fenced()).as("announced: live again after its gap").isFalse();
         assertThat(subA.fenced()).as("a shard on the same full queue lost nothing").isFalse();
         assertThat(f.counter("felix.relay.dropped", "reason", "queue_full")).isEqualTo(1);
         assertThat(f.counter("felix.relay.fenced")).isEqualTo(2);
@@ -152,9 +154,9 @@ class RelayTest {
         f.run();
 
         assertThat(plain.items).isEmpty();
-        assertThat(gaps.items).isEmpty();
+        assertThat(gaps.items).containsExactly(new GapNotice(0, 0, 3, GapNotice.Reason.RELAY_LAG));
         assertThat(subPlain.fenced()).isTrue();
-        assertThat(subGaps.fenced()).isTrue();
+        assertThat(f.counter("felix.relay.fenced")).isEqualTo(2);
         assertThat(f.counter("felix.relay.dropped", "reason", "stale")).isEqualTo(4);
 
         f.relay.receive(key("late"), batch(4, 1));
@@ -283,6 +285,32 @@ class RelayTest {
         subStuck.writable();
         f.run();
         assertThat(stuck.items).as("fenced: not even the backlog it had").isEmpty();
+    }
+
+    @Test
+    void aStalledGapCapableSubscriber_isToldOfItsLastLostBatch_afterWhatCameBefore_withoutALaterBatch() {
+        RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).queueBatches(2).build());
+        Sink stuck = new Sink();
+        RelayedSubscription sub = f.relay.subscribe(key("a"), StreamKind.EPHEMERAL, stuck, true, 0);
+
+        stuck.stalled = true;
+        for (int i = 0; i < 3; i++) { // #0 and #1 wait in its backlog; #2 is one too many: lost
+            f.relay.receive(key("a"), batch(i, 1));
+            f.run();
+        }
+        assertThat(sub.fenced()).isTrue();
+        stuck.stalled = false;
+        sub.writable();
+        f.run();
+
+        assertThat(stuck.items).hasSize(3);
+        assertThat(stuck.offsets()).containsExactly(0L, 1L);
+        assertThat(stuck.items.get(2)).as("announced although no batch follows the lost one")
+                .isEqualTo(new GapNotice(0, 2, 2, GapNotice.Reason.RELAY_LAG));
+        assertThat(sub.fenced()).isFalse();
+        f.relay.receive(key("a"), batch(3, 1));
+        f.run();
+        assertThat(stuck.offsets()).containsExactly(0L, 1L, 3L);
     }
 
     @Test

@@ -115,6 +115,11 @@ public final class RelayedShards implements AutoCloseable {
         } catch (FelixException | IllegalArgumentException e) {
             return null;
         }
+        ConnectionHandler connection = session.connection;
+        if (!connection.reserveSubscriptions(1)) { // as the core path: a connection's subscriptions are bounded
+            return CompletableFuture.failedFuture(FelixError.of(ErrorCode.OVERLOADED, "this connection holds "
+                    + ServerContext.MAX_SUBSCRIPTIONS_PER_CONNECTION + " subscriptions already").toException());
+        }
         RelayKey key = new RelayKey(name, shard);
         StreamKind kind = stream.config().durable() ? StreamKind.DURABLE : StreamKind.EPHEMERAL;
         boolean gapCapable = Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES);
@@ -128,7 +133,9 @@ public final class RelayedShards implements AutoCloseable {
         if (up == created[0]) {
             up.open(leaderPeer);
         }
-        return up.started.thenCompose(v -> up.register(kind, gapCapable, limits));
+        CompletableFuture<List<EventFeed>> feeds = up.started.thenCompose(v -> up.register(kind, gapCapable, limits));
+        feeds.whenComplete((f, err) -> connection.releaseReservationLater(1));
+        return feeds;
     }
 
     @Override

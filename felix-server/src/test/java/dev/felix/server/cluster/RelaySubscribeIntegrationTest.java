@@ -109,6 +109,71 @@ class RelaySubscribeIntegrationTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(leader) == 2);
     }
 
+    @Test
+    void aSubscriberThatStopsReading_isToldExactlyWhatTheRelayLost_andItsNeighbourGetsEverything() throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true",
+                "subscriber_queue_events", "32"));
+        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, false, null, null, null))
+                .shardInfo().get(0).leader();
+        FelixServer leader = cluster.node(leaderId);
+        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+        Publisher publisher = connect(leader).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+
+        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
+                .broker(relay.quicAddress()).tenant("t1")
+                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
+        clients.add(slowClient);
+        Subscription slow = slowClient.subscribe(SubscribeOptions.of(TICKS));
+        Subscription fast = connect(relay).subscribe(SubscribeOptions.of(TICKS));
+
+        int total = 2_000;
+        long first = publisher.publish(bytes("m0")).firstOffset();
+        for (int i = 1; i < total; i++) {
+            publisher.publish(bytes("m" + i));
+        }
+        List<Long> fastOffsets = new ArrayList<>();
+        while (fastOffsets.size() < total) {
+            Item item = fast.next(Duration.ofSeconds(20));
+            assertThat(item).isInstanceOf(Event.class);
+            fastOffsets.add(((Event) item).offset());
+        }
+        assertThat(fastOffsets.get(0)).isEqualTo(first);
+        assertThat(fastOffsets.get(total - 1)).isEqualTo(first + total - 1);
+        // The slow subscriber has not read: what it could not take is lost, past its backlog or at the 2 s deadline.
+        await().atMost(Duration.ofSeconds(20)).until(() -> metric(relay, "felix_relay_fenced_total") >= 1);
+        long last = publisher.publish(bytes("after")).firstOffset(); // its next event follows the gap notice
+
+        long expected = first;
+        boolean relayLag = false;
+        while (expected <= last) {
+            Item item = slow.next(Duration.ofSeconds(20));
+            if (item == null) {
+                throw new AssertionError("nothing at offset " + expected + " (last " + last + "); ended "
+                        + slow.ended() + "; gaps " + metric(relay, "felix_relay_gaps_total") + ", fenced "
+                        + metric(relay, "felix_relay_fenced_total") + ", closes "
+                        + metric(relay, "felix_relay_paced_closes_total") + ", stale "
+                        + metric(relay, "felix_relay_dropped_total{reason=\"stale\"}") + ", queue_full "
+                        + metric(relay, "felix_relay_dropped_total{reason=\"queue_full\"}") + ", delivered "
+                        + metric(relay, "felix_relay_delivered_total"));
+            }
+            if (item instanceof dev.felix.client.Gap gap) {
+                assertThat(gap.from()).as("a gap starts where delivery stopped").isEqualTo(expected);
+                relayLag |= gap.reason().equals("relay_lag");
+                expected = gap.to() + 1;
+            } else {
+                assertThat(((Event) item).offset()).as("no event skipped without a gap").isEqualTo(expected);
+                expected++;
+            }
+        }
+        assertThat(relayLag).as("the relay announced its loss").isTrue();
+        assertThat(metric(relay, "felix_relay_gaps_total")).isGreaterThanOrEqualTo(1);
+        assertThat(metric(relay, "felix_relay_dropped_total{reason=\"stale\"}")
+                + metric(relay, "felix_relay_dropped_total{reason=\"queue_full\"}"))
+                .as("lost at its deadline or past its backlog").isPositive();
+    }
+
     private static void assertEveryEvent(Subscription s, long first) {
         for (int i = 0; i < EVENTS; i++) {
             Item item = s.next(Duration.ofSeconds(20));
