@@ -152,12 +152,13 @@ public final class Relay implements AutoCloseable {
     }
 
     /**
-     * Picks up what waits for time: every worker looks at its head again (a stalled write is cut off at its
-     * deadline) and the closer closes what its window allows. {@link #start} calls it every close window.
+     * Picks up what waits for time: every worker with a stalled subscription offers its backlog again (a stalled
+     * write is cut off at its deadline) and the closer closes what its window allows. {@link #start} calls it every
+     * close window.
      */
     public void tick() {
         for (RelayWorker w : workers) {
-            w.signal();
+            w.tick();
         }
         closer.runDue();
     }

@@ -40,6 +40,8 @@ final class RelayWorker {
     /** Fenced gap-capable subscriptions whose gap is to be announced; any thread adds. */
     private final java.util.concurrent.ConcurrentLinkedQueue<RelayedSubscription> toAnnounce =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Something waits for time (a stalled subscription): the relay's tick must wake this worker. */
+    private volatile boolean waitsForTime;
 
     RelayWorker(int index, int capacity, LongSupplier nanos, RelayMetrics metrics, Executor executor) {
         this.index = index;
@@ -64,6 +66,13 @@ final class RelayWorker {
 
     void signal() {
         lane.signal();
+    }
+
+    /** The relay's tick: wakes the worker only if a stalled write may have to be cut off (or retried). */
+    void tick() {
+        if (waitsForTime) {
+            lane.signal();
+        }
     }
 
     /** Announces {@code s}'s gap from the lane, after what it still has to offer before it. Any thread. */
@@ -100,10 +109,11 @@ final class RelayWorker {
                 r = queue.pollFirst();
             }
             if (r == null) {
-                return;
+                break;
             }
             deliver(r);
         }
+        waitsForTime = !stalled.isEmpty();
     }
 
     /** Offers every stalled subscription its backlog again; cuts off what reached its deadline. */

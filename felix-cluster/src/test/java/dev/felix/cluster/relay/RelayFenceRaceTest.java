@@ -47,7 +47,8 @@ class RelayFenceRaceTest {
                 int seen = fenced.offsets().size();
                 source.join();
                 await().atMost(Duration.ofSeconds(20)).until(() -> control.offsets().size() == batches * 2);
-                assertThat(fenced.offsets()).as("round " + round).hasSize(seen).containsExactlyElementsOf(range(0, seen));
+                assertThat(fenced.offsets()).as("round " + round).hasSize(seen)
+                        .containsExactlyElementsOf(range(0, seen));
                 assertThat(control.offsets()).containsExactlyElementsOf(range(0, batches * 2L));
             }
         } finally {
