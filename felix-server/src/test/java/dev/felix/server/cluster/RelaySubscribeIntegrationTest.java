@@ -184,6 +184,42 @@ class RelaySubscribeIntegrationTest {
                 .as("lost at its deadline or past its backlog").isPositive();
     }
 
+    @Test
+    void whenTheLeaderLeaves_relayedSubscribersEndWithUnavailable_andSubscribingAgainServesTheNewLeader()
+            throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true"));
+        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, false, null, null, null))
+                .shardInfo().get(0).leader();
+        String relayId = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+        FelixServer relayNode = cluster.node(relayId);
+        Publisher publisher = connect(cluster.node(leaderId)).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+        FelixClient client = connect(relayNode);
+        Subscription relayed = client.subscribe(SubscribeOptions.of(TICKS));
+        long before = publisher.publish(bytes("before")).firstOffset();
+        assertThat(((Event) relayed.next(Duration.ofSeconds(20))).offset()).isEqualTo(before);
+
+        cluster.stop(leaderId); // a clean stop: the shard moves, the old leader ends the relay stream
+        await().atMost(Duration.ofSeconds(30)).until(relayed::ended);
+        FelixClientException ended = catchThrowableOfType(FelixClientException.class,
+                () -> relayed.next(Duration.ofSeconds(1)));
+        assertThat(ended.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+
+        // Subscribing again on the same node works wherever the shard went (here: direct; elsewhere: relayed).
+        Subscription again = await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> client.subscribe(SubscribeOptions.of(TICKS)), java.util.Objects::nonNull);
+        String newLeader = await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> client.streams().describe(TICKS).shardInfo().get(0).leader(),
+                        l -> l != null && !l.equals(leaderId));
+        Publisher next = connect(cluster.node(newLeader)).publisher(TICKS);
+        long after = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> next.publish(bytes("after")).firstOffset(), o -> o >= 0);
+        Item item = again.next(Duration.ofSeconds(20));
+        assertThat(item).isInstanceOf(Event.class);
+        assertThat(((Event) item).offset()).isEqualTo(after);
+    }
+
     private static void assertEveryEvent(Subscription s, long first) {
         for (int i = 0; i < EVENTS; i++) {
             Item item = s.next(Duration.ofSeconds(20));
