@@ -18,7 +18,6 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -139,12 +138,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         }
         SubscriptionSetup.Spec spec = new SubscriptionSetup.Spec(m.tenantId(), m.namespace(), m.stream(), m.start(),
                 m.shard(), m.queuePolicy(), m.queueEvents(), m.queueBytes(), m.incarnation());
-        // A shard another node leads is served through this node's relay when cluster_relay_subscribe is on.
-        CompletableFuture<List<EventFeed>> relayed = context.relayed == null ? null
-                : context.relayed.trySubscribe(session, spec, context.config.subscriberQueue());
-        CompletableFuture<List<EventFeed>> registered = relayed != null ? relayed
-                : SubscriptionSetup.register(session, spec).thenApply(l -> l.stream().map(EventFeed::of).toList());
-        registered.whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
+        SubscriptionSetup.feeds(session, spec).whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
             if (err != null) {
                 session.reply(SubscriptionSetup.failure(err), m.requestId());
             } else if (closed || !stream.isActive()) {

@@ -53,12 +53,7 @@ final class SubscribeHandler {
     void subscribe(Message.Subscribe s) {
         SubscriptionSetup.Spec spec = new SubscriptionSetup.Spec(s.tenantId(), s.namespace(), s.stream(), s.start(),
                 s.shard(), s.queuePolicy(), s.queueEvents(), s.queueBytes(), s.incarnation());
-        // A shard another node leads is served through this node's relay when cluster_relay_subscribe is on.
-        CompletableFuture<List<EventFeed>> relayed = context.relayed == null ? null
-                : context.relayed.trySubscribe(session, spec, context.config.subscriberQueue());
-        CompletableFuture<List<EventFeed>> registered = relayed != null ? relayed
-                : SubscriptionSetup.register(session, spec).thenApply(l -> l.stream().map(EventFeed::of).toList());
-        registered.whenComplete((subscriptions, err) -> control.eventLoop().execute(() -> {
+        SubscriptionSetup.feeds(session, spec).whenComplete((subscriptions, err) -> control.eventLoop().execute(() -> {
             if (err != null) {
                 refuse(SubscriptionSetup.failure(err), s);
             } else if (!control.isActive() || !connection.channel().isActive()) {
