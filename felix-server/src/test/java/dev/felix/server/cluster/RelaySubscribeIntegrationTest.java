@@ -98,6 +98,7 @@ class RelaySubscribeIntegrationTest {
         assertThat(metric(a, "felix_relay_delivered_total")).isEqualTo(2.0 * EVENTS);
         assertThat(metric(b, "felix_relay_delivered_total")).isEqualTo(EVENTS);
         assertThat(metric(a, "felix_relay_fenced_total")).isZero();
+        assertRelayMetricsDocumented(scrape(a));
 
         // What the relay does not serve takes the usual path: a subscribe from an offset names the leader.
         FelixClientException refused = catchThrowableOfType(FelixClientException.class,
@@ -234,11 +235,36 @@ class RelaySubscribeIntegrationTest {
         return leader.broker().stream(new StreamName("t1", "default", "ticks")).info().shards().get(0).subscribers();
     }
 
-    private static double metric(FelixServer node, String series) throws Exception {
+    /** Every {@code felix_relay_*} family the node exposes is in operations.md's Relay metrics, and vice versa. */
+    private static void assertRelayMetricsDocumented(String scrape) throws Exception {
+        java.util.Set<String> exposed = new java.util.TreeSet<>();
+        Matcher type = Pattern.compile("(?m)^# TYPE (felix_relay_\\S+) \\S+$").matcher(scrape);
+        while (type.find()) {
+            exposed.add(type.group(1));
+        }
+        String doc = java.nio.file.Files.readString(
+                Path.of(System.getProperty("felix.repo.root", "..")).resolve("docs/operations.md"));
+        int start = doc.indexOf("## Relay metrics");
+        String section = doc.substring(start, doc.indexOf("\n## ", start + 1));
+        java.util.Set<String> documented = new java.util.TreeSet<>();
+        Matcher name = Pattern.compile("`(felix_relay_[a-z0-9_]+)").matcher(section);
+        while (name.find()) {
+            documented.add(name.group(1));
+        }
+        assertThat(exposed).as("felix_relay_* families exposed").isNotEmpty();
+        assertThat(documented).as("documented in docs/operations.md ## Relay metrics")
+                .containsExactlyInAnyOrderElementsOf(exposed);
+    }
+
+    private static String scrape(FelixServer node) throws Exception {
         var http = java.net.http.HttpClient.newHttpClient();
-        String scrape = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
                 + node.httpAddress().getPort() + "/metrics")).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static double metric(FelixServer node, String series) throws Exception {
+        String scrape = scrape(node);
         Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
         assertThat(m.find()).as(series + " in the scrape").isTrue();
         return Double.parseDouble(m.group(1));
