@@ -175,7 +175,8 @@ public final class FelixServer implements AutoCloseable {
         Authenticator auth = config.devMode() ? new DevModeAuthenticator(config.insecure())
                 : new StaticTokenAuthenticator(config.authTokens());
         dev.felix.server.protocol.RelayedShards relayed = member != null && config.cluster().relaySubscribe()
-                ? dev.felix.server.protocol.RelayedShards.start(broker, member.view(), member.peer(), registry) : null;
+                ? dev.felix.server.protocol.RelayedShards.start(broker, member.view(), member.peer(),
+                        config.cluster().relay(), registry) : null;
         ServerContext context = new ServerContext(broker, config, auth, metrics,
                 member == null ? null : member.view(), member == null ? null : member.replication(), relayed);
         contextRef[0] = context;

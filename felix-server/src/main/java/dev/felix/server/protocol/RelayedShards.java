@@ -71,8 +71,9 @@ public final class RelayedShards implements AutoCloseable {
     }
 
     /** Starts this node's relay (its threads and {@code felix_relay_*} meters in {@code registry}). */
-    public static RelayedShards start(Broker broker, ClusterView view, PeerEndpoint peer, MeterRegistry registry) {
-        return new RelayedShards(broker, view, peer, Relay.start(RelaySettings.defaults(), registry, null));
+    public static RelayedShards start(Broker broker, ClusterView view, PeerEndpoint peer, RelaySettings settings,
+            MeterRegistry registry) {
+        return new RelayedShards(broker, view, peer, Relay.start(settings, registry, null));
     }
 
     /** Upstreams open now (one per relayed shard). */
