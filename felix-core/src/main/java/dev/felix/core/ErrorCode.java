@@ -39,7 +39,12 @@ public enum ErrorCode {
      * A frame is larger than the receiver's {@code max_frame_bytes}; the message names the limit and its
      * value. The stream that carried it is closed (its framing cannot be trusted past that point).
      */
-    TOO_LARGE;
+    TOO_LARGE,
+    /**
+     * A node serving the subscription through a cross-node relay lost events the subscriber had not received
+     * (the relay fell behind); the subscription is closed and the error's offset is where to resubscribe.
+     */
+    RESYNC;
 
     private final String code = name().toLowerCase(Locale.ROOT);
 

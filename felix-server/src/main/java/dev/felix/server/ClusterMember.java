@@ -44,11 +44,13 @@ final class ClusterMember implements AutoCloseable {
     private final RaftMetadata metadata;
     private final Replication replication;
     private final PeerEndpoint peer;
+    private final PeerStreams peerStreams;
     private final HostPort quicBind;
 
     private ClusterMember(ClusterConfig config, RaftMetadata metadata, Replication replication, PeerEndpoint peer,
-            HostPort quicBind) {
+            PeerStreams peerStreams, HostPort quicBind) {
         this.config = config;
+        this.peerStreams = peerStreams;
         this.metadata = metadata;
         this.replication = replication;
         this.peer = peer;
@@ -106,11 +108,12 @@ final class ClusterMember implements AutoCloseable {
                 registry);
         replicationRef.set(replication);
         PeerEndpoint peer;
+        PeerStreams peerStreams = new PeerStreams(replication.acceptor());
         try {
             ClusterTls tls = metadata.tls();
             peer = PeerEndpoint.start(new InetSocketAddress(c.peerBind().host(), peerPort),
                     TlsMaterial.of(tls.privateKey(), tls.certificateChain()), tls.trustManager(),
-                    broker.transportConfig(), replication.acceptor());
+                    broker.transportConfig(), peerStreams);
         } catch (dev.felix.transport.TransportException e) {
             replication.close();
             metadata.close();
@@ -118,14 +121,20 @@ final class ClusterMember implements AutoCloseable {
         }
         LOG.info("node {} is a member of cluster {} (raft {}, peer {}:{}, {} node(s))", c.nodeId(), c.name(),
                 metadata.raftAddress(), c.advertiseHost(), peerPort, metadata.nodes().size());
-        return new ClusterMember(c, metadata, replication, peer, quic);
+        return new ClusterMember(c, metadata, replication, peer, peerStreams, quic);
     }
 
     /** The broker of this member: metadata from Raft, leaders from placements, commits through replication. */
     Broker broker(CoreConfig core) {
         Broker broker = new Broker(core, metadata, new ClusterRouter(metadata, metadata), replication);
         replication.start(broker, peer);
+        peerStreams.broker(broker); // from now on this node serves relay streams of the shards it leads
         return broker;
+    }
+
+    /** The endpoint other nodes replicate and relay through; this node opens its relay streams on it too. */
+    PeerEndpoint peer() {
+        return peer;
     }
 
     ClusterView view() {

@@ -58,6 +58,8 @@ public final class FelixServer implements AutoCloseable {
     private volatile DataDirLock dataDirLock;
     /** This node's cluster membership, or null for a single node. */
     private volatile ClusterMember member;
+    /** Subscribes relayed from other nodes' shards ({@code cluster_relay_subscribe}), or null. */
+    private volatile dev.felix.server.protocol.RelayedShards relayed;
     private volatile IdleMemory idleMemory;
 
     private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
@@ -172,8 +174,11 @@ public final class FelixServer implements AutoCloseable {
         metrics.bindCaches(broker.caches());
         Authenticator auth = config.devMode() ? new DevModeAuthenticator(config.insecure())
                 : new StaticTokenAuthenticator(config.authTokens());
+        dev.felix.server.protocol.RelayedShards relayed = member != null && config.cluster().relaySubscribe()
+                ? dev.felix.server.protocol.RelayedShards.start(broker, member.view(), member.peer(),
+                        config.cluster().relay(), registry) : null;
         ServerContext context = new ServerContext(broker, config, auth, metrics,
-                member == null ? null : member.view(), member == null ? null : member.replication());
+                member == null ? null : member.view(), member == null ? null : member.replication(), relayed);
         contextRef[0] = context;
         QuicServer quic = null;
         try {
@@ -194,6 +199,7 @@ public final class FelixServer implements AutoCloseable {
             }
             FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
             server.member = member;
+            server.relayed = relayed;
             server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
             self[0] = server;
@@ -207,6 +213,9 @@ public final class FelixServer implements AutoCloseable {
         } catch (Exception e) {
             if (quic != null) {
                 quic.close();
+            }
+            if (relayed != null) {
+                relayed.close();
             }
             metrics.close();
             throw e;
@@ -313,6 +322,9 @@ public final class FelixServer implements AutoCloseable {
         }
         LOG.info("closing connections");
         context.closeConnections(dev.felix.wire.CloseReasons.SHUTTING_DOWN, 2_000);
+        if (relayed != null) {
+            relayed.close(); // its upstreams to other nodes' shards, after its subscribers were ended
+        }
         if (member != null) {
             member.stopReplicas(); // before the broker closes the storage the replica logs write to
         }

@@ -46,6 +46,11 @@ public enum ErrorCode {
      * message names the limit and its value.
      */
     TOO_LARGE,
+    /**
+     * The node serving a subscription through its cross-node relay lost events the subscriber had not
+     * received; the subscription was closed, and the error's {@code offset} is where to subscribe again.
+     */
+    RESYNC,
     /** Client side only: no reply arrived within the request timeout. */
     TIMEOUT,
     /** Client side only: the connection to the broker is gone (or could not be made). */

@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 /**
  * Binary layout of {@link PeerMessage}s. A frame is {@code u32 length} (of what follows), {@code u8 type},
  * then the fields big-endian in declaration order: a {@link ShardKey} is {@code u8 kind, u64 uid, u32 shard};
- * {@code records} ends with its record bytes; {@code refused} ends with its UTF-8 message. Every declared
+ * {@code records} ends with its record bytes; {@code refused} ends with its UTF-8 message; {@code relay_subscribe}
+ * is {@code u32 shard} then the stream's UTF-8 name; {@code relay_events} is {@code u64 base, u32 count} then
+ * {@code count} times {@code u32 length, bytes}. Every declared
  * length is checked against {@link #MAX_FRAME_BYTES} and the bytes present before anything is allocated.
  *
  * <p>Stateless and thread-safe.
@@ -24,6 +26,9 @@ public final class PeerCodec {
     static final int PROGRESS = 2;
     static final int RECORDS = 3;
     static final int REFUSED = 4;
+    static final int RELAY_SUBSCRIBE = 5;
+    static final int RELAY_STARTED = 6;
+    static final int RELAY_EVENTS = 7;
 
     private static final int KEY_BYTES = 1 + 8 + 4;
 
@@ -49,6 +54,23 @@ public final class PeerCodec {
             out.writeInt(0).writeByte(RECORDS);
             out.writeLong(r.epoch()).writeLong(r.from()).writeLong(r.recordsEpoch()).writeLong(r.hwm())
                     .writeLong(r.leaderEnd()).writeInt(r.count()).writeBytes(r.bytes());
+        } else if (m instanceof PeerMessage.RelaySubscribe r) {
+            byte[] name = r.stream().getBytes(StandardCharsets.UTF_8);
+            out = alloc.buffer(LENGTH_BYTES + 1 + 4 + name.length);
+            out.writeInt(0).writeByte(RELAY_SUBSCRIBE).writeInt(r.shard()).writeBytes(name);
+        } else if (m instanceof PeerMessage.RelayStarted r) {
+            out = alloc.buffer(LENGTH_BYTES + 1 + 8 * 2);
+            out.writeInt(0).writeByte(RELAY_STARTED).writeLong(r.next()).writeLong(r.incarnation());
+        } else if (m instanceof PeerMessage.RelayEvents r) {
+            long bytes = 0;
+            for (byte[] p : r.payloads()) {
+                bytes += 4 + p.length;
+            }
+            out = alloc.buffer((int) Math.min(Integer.MAX_VALUE, LENGTH_BYTES + 1 + 8 + 4 + bytes));
+            out.writeInt(0).writeByte(RELAY_EVENTS).writeLong(r.baseOffset()).writeInt(r.payloads().length);
+            for (byte[] p : r.payloads()) {
+                out.writeInt(p.length).writeBytes(p);
+            }
         } else {
             PeerMessage.Refused r = (PeerMessage.Refused) m;
             byte[] text = r.message().getBytes(StandardCharsets.UTF_8);
@@ -117,6 +139,50 @@ public final class PeerCodec {
                 long offset = frame.readLong();
                 String text = frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString();
                 return new PeerMessage.Refused(code, epoch, offset, text);
+            }
+            case RELAY_SUBSCRIBE -> {
+                need(frame, 4 + 1, "relay_subscribe");
+                int shard = frame.readInt();
+                if (shard < 0) {
+                    throw new PeerProtocolException("relay_subscribe with shard " + shard);
+                }
+                return new PeerMessage.RelaySubscribe(
+                        frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString(), shard);
+            }
+            case RELAY_STARTED -> {
+                need(frame, 8 * 2, "relay_started");
+                long next = frame.readLong();
+                if (next < 0) {
+                    throw new PeerProtocolException("relay_started at offset " + next);
+                }
+                return new PeerMessage.RelayStarted(next, frame.readLong());
+            }
+            case RELAY_EVENTS -> {
+                need(frame, 8 + 4, "relay_events");
+                long base = frame.readLong();
+                int count = frame.readInt();
+                // Each event needs at least its 4-byte length: a count the frame cannot hold is refused before
+                // the array is allocated.
+                if (base < 0 || count <= 0 || count > frame.readableBytes() / 4) {
+                    throw new PeerProtocolException("relay_events at " + base + " declares " + count + " events in "
+                            + frame.readableBytes() + " bytes");
+                }
+                byte[][] payloads = new byte[count][];
+                for (int i = 0; i < count; i++) {
+                    need(frame, 4, "relay_events event");
+                    int length = frame.readInt();
+                    if (length < 0 || length > frame.readableBytes()) {
+                        throw new PeerProtocolException("relay_events event " + i + " declares " + length
+                                + " bytes, " + frame.readableBytes() + " left");
+                    }
+                    payloads[i] = new byte[length];
+                    frame.readBytes(payloads[i]);
+                }
+                if (frame.isReadable()) {
+                    throw new PeerProtocolException("relay_events has " + frame.readableBytes() + " bytes past its"
+                            + " last event");
+                }
+                return new PeerMessage.RelayEvents(base, payloads);
             }
             default -> throw new PeerProtocolException("unknown peer message type " + type);
         }

@@ -3,6 +3,7 @@ package dev.felix.cluster.peer;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import org.slf4j.Logger;
@@ -54,6 +55,22 @@ final class PeerFrames {
                 frame.release();
             }
             listener.onMessage(stream, message);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            if (evt instanceof ChannelInputShutdownEvent && !closed) {
+                listener.onInputEnded(stream);
+            }
+            ctx.fireUserEventTriggered(evt);
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            if (ctx.channel().isWritable()) {
+                listener.onWritable(stream);
+            }
+            ctx.fireChannelWritabilityChanged();
         }
 
         @Override

@@ -63,6 +63,36 @@ public sealed interface PeerMessage {
         }
     }
 
+    /**
+     * A relaying node to a shard's leader: "send me every batch of this shard from now on" (cross-node relay, one
+     * stream per shard per node). Answered with {@link RelayStarted} then {@link RelayEvents}, or {@link Refused}.
+     *
+     * @param stream the stream's full name, {@code tenant/namespace/stream}
+     * @param shard  the shard index
+     */
+    record RelaySubscribe(String stream, int shard) implements PeerMessage {
+        public RelaySubscribe {
+            Objects.requireNonNull(stream, "stream");
+        }
+    }
+
+    /**
+     * Leader to relaying node: the relay's first batch will start at offset {@code next}, of the shard's
+     * {@code incarnation} (what the relaying node tells its own subscribers of an ephemeral shard).
+     */
+    record RelayStarted(long next, long incarnation) implements PeerMessage {
+    }
+
+    /**
+     * Leader to relaying node: one committed batch, events at {@code baseOffset ..}. A batch that starts past the end
+     * of the previous one means the leader skipped offsets (its queue for the relay overflowed): the relay fences.
+     */
+    record RelayEvents(long baseOffset, byte[][] payloads) implements PeerMessage {
+        public RelayEvents {
+            Objects.requireNonNull(payloads, "payloads");
+        }
+    }
+
     /** Why a fetch was refused. Stable numbers on the wire. */
     enum Refusal {
         /** The follower's epoch is older than the leader's: refresh metadata and follow the new epoch. */

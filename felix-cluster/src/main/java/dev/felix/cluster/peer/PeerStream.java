@@ -17,6 +17,18 @@ public final class PeerStream {
 
         /** The stream ended; {@code cause} is null for a clean end. Called once. */
         void onClosed(PeerStream stream, Throwable cause);
+
+        /**
+         * The other side finished its half of the stream (FIN, or it closed the stream): nothing more will arrive.
+         * The stream stays open for writing until closed; a listener that expects no more than what arrived
+         * closes it.
+         */
+        default void onInputEnded(PeerStream stream) {
+        }
+
+        /** The stream became writable again after {@link PeerStream#isWritable()} said false. */
+        default void onWritable(PeerStream stream) {
+        }
     }
 
     private final QuicStreamChannel channel;
@@ -36,6 +48,14 @@ public final class PeerStream {
     public void send(PeerMessage message) {
         channel.writeAndFlush(PeerCodec.encode(channel.alloc(), message))
                 .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+    }
+
+    /**
+     * Whether the stream's outbound buffer has room: a sender that streams many messages (a relay) stops while
+     * false and goes on at {@link Listener#onWritable}, so a slow peer never grows this node's memory.
+     */
+    public boolean isWritable() {
+        return channel.isWritable();
     }
 
     public boolean isOpen() {

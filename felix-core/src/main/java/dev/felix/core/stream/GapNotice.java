@@ -22,7 +22,12 @@ public record GapNotice(int shard, long from, long to, Reason reason) implements
         /** The client's own receive queue was full (reported by the SDK, never by the broker). */
         CLIENT_QUEUE_OVERFLOW,
         /** The events are damaged on disk (a checksum does not verify) and can never be served. */
-        CORRUPTION;
+        CORRUPTION,
+        /**
+         * A node serving the subscription through a cross-node relay lost these events (its relay fell behind:
+         * a full worker queue or a missed delivery deadline).
+         */
+        RELAY_LAG;
 
         private final String wireName = name().toLowerCase(Locale.ROOT);
 

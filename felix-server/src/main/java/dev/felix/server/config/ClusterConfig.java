@@ -1,5 +1,6 @@
 package dev.felix.server.config;
 
+import dev.felix.cluster.relay.RelaySettings;
 import java.nio.file.Path;
 import java.time.Duration;
 
@@ -26,10 +27,13 @@ import java.time.Duration;
  * @param key              the private key of {@code cert}
  * @param heartbeat        how often this node tells the metadata leader it is alive
  * @param failureTimeout   a node silent this long is declared down
+ * @param relaySubscribe   {@code cluster_relay_subscribe}: serve subscribes for shards led elsewhere through this
+ *                         node's relay (experimental; default off)
+ * @param relay            the relay's tuning ({@code cluster_relay_*}); null = its defaults
  */
 public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind, String advertiseHost, boolean bootstrap,
                             HostPort join, String name, Path ca, Path caKey, Path cert, Path key, Duration heartbeat,
-                            Duration failureTimeout) {
+                            Duration failureTimeout, boolean relaySubscribe, RelaySettings relay) {
 
     /** Default {@code cluster_name}: {@code felix}. */
     public static final String DEFAULT_NAME = "felix";
@@ -39,6 +43,9 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(3);
 
     public ClusterConfig {
+        if (relay == null) {
+            relay = RelaySettings.defaults();
+        }
         if (nodeId == null) {
             throw new IllegalArgumentException("node_id is required when raft_bind is set (e.g. --node-id n1)");
         }
@@ -92,6 +99,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         b.key = key;
         b.heartbeat = heartbeat;
         b.failureTimeout = failureTimeout;
+        b.relaySubscribe = relaySubscribe;
+        b.relay = relay;
         return b;
     }
 
@@ -133,6 +142,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         private Path key;
         private Duration heartbeat = DEFAULT_HEARTBEAT;
         private Duration failureTimeout = DEFAULT_FAILURE_TIMEOUT;
+        private boolean relaySubscribe;
+        private RelaySettings relay = RelaySettings.defaults();
 
         private Builder() {
         }
@@ -219,9 +230,24 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
             return this;
         }
 
+        /**
+         * {@code cluster_relay_subscribe}: serve a subscribe for a shard another node leads through this node's relay
+         * (one upstream per shard, fanned out here) instead of answering {@code not_leader}; default false.
+         */
+        public Builder relaySubscribe(boolean value) {
+            this.relaySubscribe = value;
+            return this;
+        }
+
+        /** {@code cluster_relay_*}: the relay's tuning, checked by {@link RelaySettings}; default its defaults. */
+        public Builder relay(RelaySettings settings) {
+            this.relay = required(Settings.CLUSTER_RELAY_WORKERS, settings);
+            return this;
+        }
+
         public ClusterConfig build() {
             return new ClusterConfig(nodeId, raftBind, peerBind, advertiseHost, bootstrap, join, name, ca, caKey, cert,
-                    key, heartbeat, failureTimeout);
+                    key, heartbeat, failureTimeout, relaySubscribe, relay);
         }
     }
 }

@@ -149,7 +149,14 @@ public final class ConfigLoader {
                     advertise, bootstrap, join, r.get(Settings.CLUSTER_NAME), r.getOrNull(Settings.CLUSTER_CA_CERT),
                     r.getOrNull(Settings.CLUSTER_CA_KEY), r.getOrNull(Settings.CLUSTER_NODE_CERT),
                     r.getOrNull(Settings.CLUSTER_NODE_KEY), Duration.ofMillis(r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS)),
-                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS)));
+                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS)),
+                    r.<Boolean>get(Settings.CLUSTER_RELAY_SUBSCRIBE), new dev.felix.cluster.relay.RelaySettings(
+                            r.<Integer>get(Settings.CLUSTER_RELAY_WORKERS),
+                            r.<Integer>get(Settings.CLUSTER_RELAY_QUEUE_BATCHES),
+                            Duration.ofMillis(r.<Long>get(Settings.CLUSTER_RELAY_DEADLINE_MS)),
+                            r.<Integer>get(Settings.CLUSTER_RELAY_CLOSES_PER_WINDOW),
+                            Duration.ofMillis(r.<Long>get(Settings.CLUSTER_RELAY_CLOSE_WINDOW_MS)),
+                            r.<Integer>get(Settings.CLUSTER_RELAY_DISPATCHER_BACKLOG)));
         } catch (IllegalArgumentException e) {
             throw new ConfigException(e.getMessage());
         }

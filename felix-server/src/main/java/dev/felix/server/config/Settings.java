@@ -1,5 +1,7 @@
 package dev.felix.server.config;
 
+import dev.felix.cluster.relay.RelaySettings;
+
 import dev.felix.core.CoreConfig;
 import dev.felix.core.QueuePolicy;
 import dev.felix.transport.TransportConfig;
@@ -120,6 +122,29 @@ public final class Settings {
             "cluster: a node silent this long is declared down and its leaderships fail over",
             v -> longRange(v, 200, 600_000));
 
+    public static final Setting<Boolean> CLUSTER_RELAY_SUBSCRIBE = new Setting<>("cluster_relay_subscribe", "false",
+            "cluster (experimental): serve a subscribe (start latest) for a shard another node leads through this"
+                    + " node's relay, instead of answering not_leader", Settings::bool);
+    public static final Setting<Integer> CLUSTER_RELAY_WORKERS = new Setting<>(RelaySettings.WORKERS,
+            text(RelaySettings.DEFAULT_WORKERS), "cluster relay: delivery workers (each relayed shard is delivered by"
+                    + " one, in order)", v -> intRange(v, 1, RelaySettings.MAX_WORKERS));
+    public static final Setting<Integer> CLUSTER_RELAY_QUEUE_BATCHES = new Setting<>(RelaySettings.QUEUE_BATCHES,
+            text(RelaySettings.DEFAULT_QUEUE_BATCHES), "cluster relay: batches one worker queues, and one stalled"
+                    + " subscriber's backlog; one more is lost (queue_full)", v -> intRange(v, 1, RelaySettings.MAX_QUEUE));
+    public static final Setting<Long> CLUSTER_RELAY_DEADLINE_MS = new Setting<>(RelaySettings.DEADLINE,
+            millis(RelaySettings.DEFAULT_DEADLINE), "cluster relay: a batch not delivered this long after the node"
+                    + " received it is lost (stale), never delivered late", v -> longRange(v, 1, 600_000));
+    public static final Setting<Integer> CLUSTER_RELAY_CLOSES_PER_WINDOW = new Setting<>(
+            RelaySettings.CLOSES_PER_WINDOW, text(RelaySettings.DEFAULT_CLOSES_PER_WINDOW),
+            "cluster relay: resync closes the node makes at most per close window", v -> intRange(v, 1, 1_000_000));
+    public static final Setting<Long> CLUSTER_RELAY_CLOSE_WINDOW_MS = new Setting<>(RelaySettings.CLOSE_WINDOW,
+            millis(RelaySettings.DEFAULT_CLOSE_WINDOW), "cluster relay: the pacing window of resync closes",
+            v -> longRange(v, 1, 60_000));
+    public static final Setting<Integer> CLUSTER_RELAY_DISPATCHER_BACKLOG = new Setting<>(
+            RelaySettings.DISPATCHER_BACKLOG, text(RelaySettings.DEFAULT_DISPATCHER_BACKLOG),
+            "cluster relay: batches received but not yet routed; a full backlog fences every relayed subscription",
+            v -> intRange(v, 1, RelaySettings.MAX_QUEUE));
+
     /** All settings, in documentation order. */
     public static final List<Setting<?>> ALL = List.of(DATA_DIR, QUIC_BIND, HTTP_BIND, INSECURE, AUTH_TOKENS,
             TLS_CERT, TLS_KEY, MAX_FRAME_BYTES, AUTO_CREATE, SHARD_THREADS, SHARD_EXECUTOR_INLINE, SEGMENT_BYTES,
@@ -128,7 +153,9 @@ public final class Settings {
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
             IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, QUIC_IO_THREADS, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, PEER_BIND, ADVERTISE_HOST,
             CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA_CERT, CLUSTER_CA_KEY, CLUSTER_NODE_CERT, CLUSTER_NODE_KEY,
-            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS);
+            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS, CLUSTER_RELAY_SUBSCRIBE, CLUSTER_RELAY_WORKERS,
+            CLUSTER_RELAY_QUEUE_BATCHES, CLUSTER_RELAY_DEADLINE_MS, CLUSTER_RELAY_CLOSES_PER_WINDOW,
+            CLUSTER_RELAY_CLOSE_WINDOW_MS, CLUSTER_RELAY_DISPATCHER_BACKLOG);
 
     /** The setting with this key, or null. */
     public static Setting<?> byKey(String key) {

@@ -85,7 +85,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     final class Channel implements SubscriptionListener, LiveSubscription {
         final int id;
         final long subscriptionId;
-        final Subscription subscription;
+        final EventFeed subscription;
         /** Events the client will still take on this channel. Event loop. */
         long credit;
         /** In {@link #ready}. Event loop. */
@@ -101,7 +101,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         /** In {@link #woken}; any thread. */
         final AtomicBoolean wakePending = new AtomicBoolean();
 
-        Channel(int id, long subscriptionId, Subscription subscription, long credit) {
+        Channel(int id, long subscriptionId, EventFeed subscription, long credit) {
             this.id = id;
             this.subscriptionId = subscriptionId;
             this.subscription = subscription;
@@ -144,25 +144,25 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                     m.requestId());
             return;
         }
-        SubscriptionSetup.register(session, new SubscriptionSetup.Spec(m.tenantId(), m.namespace(), m.stream(),
-                m.start(), m.shard(), m.queuePolicy(), m.queueEvents(), m.queueBytes(), m.incarnation()))
-                .whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
-                    if (err != null) {
-                        session.reply(SubscriptionSetup.failure(err), m.requestId());
-                    } else if (closed || !stream.isActive()) {
-                        subscriptions.forEach(Subscription::close);
-                    } else {
-                        started(m.requestId(), subscriptions, credit);
-                    }
-                }));
+        SubscriptionSetup.Spec spec = new SubscriptionSetup.Spec(m.tenantId(), m.namespace(), m.stream(), m.start(),
+                m.shard(), m.queuePolicy(), m.queueEvents(), m.queueBytes(), m.incarnation());
+        SubscriptionSetup.feeds(session, spec).whenComplete((subscriptions, err) -> stream.eventLoop().execute(() -> {
+            if (err != null) {
+                session.reply(SubscriptionSetup.failure(err), m.requestId());
+            } else if (closed || !stream.isActive()) {
+                subscriptions.forEach(EventFeed::close);
+            } else {
+                started(m.requestId(), subscriptions, credit);
+            }
+        }));
     }
 
-    private void started(long requestId, List<Subscription> subscriptions, long credit) {
+    private void started(long requestId, List<EventFeed> subscriptions, long credit) {
         long subscriptionId = subscriptions.get(0).id();
         List<Channel> opened = new ArrayList<>(subscriptions.size());
         List<Integer> shards = new ArrayList<>(subscriptions.size());
         List<Integer> ids = new ArrayList<>(subscriptions.size());
-        for (Subscription s : subscriptions) {
+        for (EventFeed s : subscriptions) {
             Channel c = new Channel(nextChannel++, subscriptionId, s, credit);
             channels.put(c.id, c);
             opened.add(c);
@@ -177,7 +177,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         // an incarnation gap) if the shard's memory was lost in between.
         List<Long> incarnations = null;
         if (Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES) && !subscriptions.get(0).durable()) {
-            incarnations = subscriptions.stream().map(Subscription::incarnation).toList();
+            incarnations = subscriptions.stream().map(EventFeed::incarnation).toList();
         }
         // The reply goes out before any event: deliveries start only once it is written.
         // Coalesced: a thousand subscribes that arrived together are confirmed in a few packets, not a thousand.

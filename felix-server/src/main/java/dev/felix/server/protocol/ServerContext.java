@@ -31,15 +31,25 @@ public final class ServerContext {
     final dev.felix.cluster.ClusterView cluster;
     /** This node's shard replication (progress of the shards it leads), or null for a single node. */
     final dev.felix.cluster.replication.Replication replication;
+    /** Serves subscribes for shards led elsewhere ({@code cluster_relay_subscribe}), or null. */
+    final RelayedShards relayed;
     private volatile boolean draining;
 
     public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics) {
-        this(broker, config, authenticator, metrics, null, null);
+        this(broker, config, authenticator, metrics, null, null, null);
     }
 
     /** A member of a cluster ({@code cluster} non-null) or a single node. */
     public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics,
             dev.felix.cluster.ClusterView cluster, dev.felix.cluster.replication.Replication replication) {
+        this(broker, config, authenticator, metrics, cluster, replication, null);
+    }
+
+    /** A member of a cluster that relays subscribes of shards other nodes lead ({@code relayed} non-null). */
+    public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics,
+            dev.felix.cluster.ClusterView cluster, dev.felix.cluster.replication.Replication replication,
+            RelayedShards relayed) {
+        this.relayed = relayed;
         this.replication = replication;
         this.broker = broker;
         this.config = config;

@@ -9,7 +9,6 @@ import dev.felix.core.StartPosition;
 import dev.felix.core.StreamName;
 import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.SubscribeRequest;
-import dev.felix.core.stream.Subscription;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.CursorErrorReason;
 import dev.felix.wire.Message;
@@ -52,25 +51,25 @@ final class SubscribeHandler {
     }
 
     void subscribe(Message.Subscribe s) {
-        SubscriptionSetup.register(session, new SubscriptionSetup.Spec(s.tenantId(), s.namespace(), s.stream(),
-                s.start(), s.shard(), s.queuePolicy(), s.queueEvents(), s.queueBytes(), s.incarnation()))
-                .whenComplete((subscriptions, err) -> control.eventLoop().execute(() -> {
-                    if (err != null) {
-                        refuse(SubscriptionSetup.failure(err), s);
-                    } else if (!control.isActive() || !connection.channel().isActive()) {
-                        subscriptions.forEach(Subscription::close);
-                    } else {
-                        openEventStreams(subscriptions);
-                    }
-                }));
+        SubscriptionSetup.Spec spec = new SubscriptionSetup.Spec(s.tenantId(), s.namespace(), s.stream(), s.start(),
+                s.shard(), s.queuePolicy(), s.queueEvents(), s.queueBytes(), s.incarnation());
+        SubscriptionSetup.feeds(session, spec).whenComplete((subscriptions, err) -> control.eventLoop().execute(() -> {
+            if (err != null) {
+                refuse(SubscriptionSetup.failure(err), s);
+            } else if (!control.isActive() || !connection.channel().isActive()) {
+                subscriptions.forEach(EventFeed::close);
+            } else {
+                openEventStreams(subscriptions);
+            }
+        }));
     }
 
-    private void openEventStreams(List<Subscription> subscriptions) {
+    private void openEventStreams(List<EventFeed> subscriptions) {
         long subscriptionId = subscriptions.get(0).id();
         List<SubscriptionWriter> writers = new ArrayList<>();
         int[] opened = {0};
         boolean[] failed = {false};
-        for (Subscription sub : subscriptions) {
+        for (EventFeed sub : subscriptions) {
             SubscriptionWriter writer = new SubscriptionWriter(context, connection, sub, subscriptionId, negotiated);
             writers.add(writer);
             connection.channel().createStream(QuicStreamType.UNIDIRECTIONAL, writer).addListener(f -> {
@@ -82,7 +81,7 @@ final class SubscribeHandler {
                 }
                 if (!f.isSuccess()) {
                     failed[0] = true;
-                    subscriptions.forEach(Subscription::close);
+                    subscriptions.forEach(EventFeed::close);
                     refuse(FelixError.of(ErrorCode.UNAVAILABLE, "could not open an event stream: "
                             + f.cause().getMessage()), null);
                     return;
@@ -91,7 +90,7 @@ final class SubscribeHandler {
                 if (++opened[0] == subscriptions.size()) {
                     List<Integer> shardList = null;
                     if (Capabilities.has(negotiated, Capabilities.SHARDS)) {
-                        shardList = subscriptions.stream().map(Subscription::shard).toList();
+                        shardList = subscriptions.stream().map(EventFeed::shard).toList();
                     }
                     StreamEnds.writeLast(control, Frames.json(new Message.Subscribed(subscriptionId, shardList)));
                     writers.forEach(SubscriptionWriter::start);

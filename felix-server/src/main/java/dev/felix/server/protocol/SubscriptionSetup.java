@@ -91,6 +91,18 @@ final class SubscriptionSetup {
         });
     }
 
+    /**
+     * The feeds of a subscribe: relayed from the shard's leader when this node relays it ({@code
+     * cluster_relay_subscribe}, {@link RelayedShards#trySubscribe}), else one core subscription per shard
+     * ({@link #register}). Completes as {@link #register} does.
+     */
+    static CompletableFuture<List<EventFeed>> feeds(StreamSession session, Spec s) {
+        ServerContext context = session.context;
+        CompletableFuture<List<EventFeed>> relayed = context.relayed == null ? null
+                : context.relayed.trySubscribe(session, s, context.config.subscriberQueue());
+        return relayed != null ? relayed : register(session, s).thenApply(l -> l.stream().map(EventFeed::of).toList());
+    }
+
     /** The core error a failed registration carries. */
     static FelixError failure(Throwable e) {
         Throwable cause = e;

@@ -4,7 +4,6 @@ import dev.felix.core.FelixError;
 import dev.felix.core.stream.Delivery;
 import dev.felix.core.stream.EventBatch;
 import dev.felix.core.stream.GapNotice;
-import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
@@ -28,14 +27,14 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
 
     private final ServerContext context;
     private final ConnectionHandler connection;
-    private final Subscription subscription;
+    private final EventFeed subscription;
     private final long subscriptionId;
     private final boolean withOffsets;
     private final boolean withGaps;
     private final boolean withShard;
     private final int negotiated;
 
-    SubscriptionWriter(ServerContext context, ConnectionHandler connection, Subscription subscription,
+    SubscriptionWriter(ServerContext context, ConnectionHandler connection, EventFeed subscription,
             long subscriptionId, int negotiated) {
         this.context = context;
         this.connection = connection;

@@ -22,10 +22,12 @@ public final class TestCluster implements AutoCloseable {
     private final Path dir;
     private final ClusterTls.CaFiles ca;
     private final Map<String, FelixServer> nodes = new LinkedHashMap<>();
+    private final Map<String, String> extra;
 
-    private TestCluster(Path dir, ClusterTls.CaFiles ca) {
+    private TestCluster(Path dir, ClusterTls.CaFiles ca, Map<String, String> extra) {
         this.dir = dir;
         this.ca = ca;
+        this.extra = extra;
     }
 
     /** Starts three nodes with a new CA under {@code dir}/ca and waits until all three are up. */
@@ -35,7 +37,17 @@ public final class TestCluster implements AutoCloseable {
 
     /** Starts three nodes whose certificates {@code ca} issues, and waits until all three are up. */
     public static TestCluster startThree(Path dir, ClusterTls.CaFiles ca) throws Exception {
-        TestCluster c = new TestCluster(dir, ca);
+        return startThree(dir, ca, Map.of());
+    }
+
+    /** Starts three nodes as above, each also given the settings in {@code extra} (e.g. a feature flag). */
+    public static TestCluster startThree(Path dir, Map<String, String> extra) throws Exception {
+        return startThree(dir, ClusterTls.createCa(dir.resolve("ca")), extra);
+    }
+
+    private static TestCluster startThree(Path dir, ClusterTls.CaFiles ca, Map<String, String> extra)
+            throws Exception {
+        TestCluster c = new TestCluster(dir, ca, Map.copyOf(extra));
         try {
             FelixServer n1 = c.start("n1", null);
             String raft = n1.cluster().node("n1").map(NodeInfo::raftAddress).orElseThrow();
@@ -51,7 +63,7 @@ public final class TestCluster implements AutoCloseable {
     }
 
     private FelixServer start(String id, String join) throws Exception {
-        Map<String, String> flags = new HashMap<>();
+        Map<String, String> flags = new HashMap<>(extra);
         flags.put("data_dir", dir.resolve(id).toString());
         flags.put("quic_bind", "127.0.0.1:0");
         flags.put("http_bind", "127.0.0.1:0");

@@ -111,4 +111,25 @@ class ConfigLoaderTest {
                     .contains("| `" + expectedDefault + "` |");
         }
     }
+    @Test
+    void relaySettings_areLoaded_withTheirDefaults_andABadOneNamesItself() throws Exception {
+        Map<String, String> cluster = new java.util.HashMap<>(Map.of("node_id", "n1", "raft_bind", "127.0.0.1:7000",
+                "cluster_bootstrap", "true", "cluster_ca_cert", "ca.pem", "cluster_ca_key", "ca.key",
+                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0"));
+        ClusterConfig defaults = ConfigLoader.load(null, Map.of(), cluster).cluster();
+        assertThat(defaults.relaySubscribe()).isFalse();
+        assertThat(defaults.relay()).isEqualTo(dev.felix.cluster.relay.RelaySettings.defaults());
+
+        cluster.put("cluster_relay_subscribe", "true");
+        cluster.put("cluster_relay_workers", "4");
+        cluster.put("cluster_relay_deadline_ms", "500");
+        ClusterConfig tuned = ConfigLoader.load(null, Map.of(), cluster).cluster();
+        assertThat(tuned.relaySubscribe()).isTrue();
+        assertThat(tuned.relay().workers()).isEqualTo(4);
+        assertThat(tuned.relay().deadline()).isEqualTo(java.time.Duration.ofMillis(500));
+
+        cluster.put("cluster_relay_workers", "0");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), cluster)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster_relay_workers");
+    }
 }

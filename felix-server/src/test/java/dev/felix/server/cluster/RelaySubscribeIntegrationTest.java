@@ -1,0 +1,276 @@
+package dev.felix.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.client.ClientConfig;
+import dev.felix.client.Event;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.Item;
+import dev.felix.client.Publisher;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import dev.felix.client.SubscribeOptions;
+import dev.felix.client.Subscription;
+import dev.felix.core.StreamName;
+import dev.felix.server.FelixServer;
+import dev.felix.transport.ClientTrust;
+import dev.felix.wire.ErrorCode;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code cluster_relay_subscribe} over real QUIC on three in-process nodes: a plain client subscribed on a node that
+ * does not lead the shard gets every event, in order, through that node's relay; the leader serves one relay
+ * stream per other node however many subscribers each has; a subscribe the relay does not serve (from an offset)
+ * is still answered {@code not_leader}.
+ */
+@Timeout(180)
+class RelaySubscribeIntegrationTest {
+
+    private static final StreamRef TICKS = StreamRef.parse("t1/default/ticks");
+    private static final int EVENTS = 300;
+
+    @TempDir
+    Path dir;
+
+    private TestCluster cluster;
+    private final List<FelixClient> clients = new ArrayList<>();
+
+    @AfterEach
+    void stop() {
+        clients.forEach(FelixClient::close);
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    private FelixClient connect(FelixServer node) throws Exception {
+        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
+                .broker(node.quicAddress()).tenant("t1").build());
+        clients.add(c);
+        return c;
+    }
+
+    @Test
+    void aSubscriberOnANodeThatDoesNotLeadTheShard_getsEveryEventInOrder_throughOneRelayPerNode() throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true"));
+        FelixClient admin = connect(cluster.node("n1"));
+        String leaderId = admin.streams().create(TICKS, new StreamSpec(1, false, null, null, null))
+                .shardInfo().get(0).leader();
+        List<String> others = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).toList();
+        FelixServer leader = cluster.node(leaderId);
+        FelixServer a = cluster.node(others.get(0));
+        FelixServer b = cluster.node(others.get(1));
+
+        Publisher publisher = connect(leader).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+
+        List<Subscription> relayed = new ArrayList<>();
+        for (FelixServer node : List.of(a, a, b)) {
+            relayed.add(connect(node).subscribe(SubscribeOptions.of(TICKS)));
+        }
+        Subscription direct = connect(leader).subscribe(SubscribeOptions.of(TICKS));
+        assertThat(subscribers(leader)).as("the leader's client plus one relay stream per other node").isEqualTo(3);
+
+        long first = publisher.publish(bytes("m0")).firstOffset();
+        for (int i = 1; i < EVENTS; i++) {
+            assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(first + i);
+        }
+        for (Subscription s : relayed) {
+            assertEveryEvent(s, first);
+        }
+        assertEveryEvent(direct, first);
+
+        assertThat(metric(a, "felix_relay_delivered_total")).isEqualTo(2.0 * EVENTS);
+        assertThat(metric(b, "felix_relay_delivered_total")).isEqualTo(EVENTS);
+        assertThat(metric(a, "felix_relay_fenced_total")).isZero();
+        assertRelayMetricsDocumented(scrape(a));
+
+        // What the relay does not serve takes the usual path: a subscribe from an offset names the leader.
+        FelixClientException refused = catchThrowableOfType(FelixClientException.class,
+                () -> connect(a).subscribe(SubscribeOptions.of(TICKS).fromOffset(first)));
+        assertThat(refused.code()).isEqualTo(ErrorCode.NOT_LEADER);
+
+        // The last local subscriber leaving a node closes that node's relay stream on the leader.
+        relayed.get(2).close();
+        await().atMost(Duration.ofSeconds(10)).until(() -> subscribers(leader) == 2);
+    }
+
+    @Test
+    void aSubscriberThatStopsReading_isToldExactlyWhatTheRelayLost_andItsNeighbourGetsEverything() throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true",
+                "subscriber_queue_events", "256"));
+        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, false, null, null, null))
+                .shardInfo().get(0).leader();
+        FelixServer leader = cluster.node(leaderId);
+        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+        Publisher publisher = connect(leader).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+
+        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
+                .broker(relay.quicAddress()).tenant("t1")
+                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
+        clients.add(slowClient);
+        Subscription slow = slowClient.subscribe(SubscribeOptions.of(TICKS));
+        Subscription fast = connect(relay).subscribe(SubscribeOptions.of(TICKS));
+
+        // More than the slow client's SDK buffers plus its broker-side queue: it must stall. Its neighbour reads
+        // as the events come, as a healthy subscriber does.
+        int total = 3_000;
+        List<Item> fastItems = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread fastReader = new Thread(() -> {
+            while (fastItems.size() < total) {
+                Item item = fast.next(Duration.ofSeconds(30));
+                if (item == null) {
+                    return;
+                }
+                fastItems.add(item);
+            }
+        });
+        fastReader.start();
+        long first = publisher.publish(bytes("m0")).firstOffset();
+        for (int i = 1; i < total; i++) {
+            publisher.publish(bytes("m" + i));
+        }
+        fastReader.join(60_000);
+        assertThat(fastItems).hasSize(total).allMatch(Event.class::isInstance);
+        for (int i = 0; i < total; i++) {
+            assertThat(((Event) fastItems.get(i)).offset()).isEqualTo(first + i);
+        }
+        // The slow subscriber has not read: what it could not take is lost, past its backlog or at the 2 s deadline.
+        await().atMost(Duration.ofSeconds(20)).until(() -> metric(relay, "felix_relay_fenced_total") >= 1);
+        long last = publisher.publish(bytes("after")).firstOffset(); // its next event follows the gap notice
+
+        long expected = first;
+        boolean relayLag = false;
+        while (expected <= last) {
+            Item item = slow.next(Duration.ofSeconds(20));
+            if (item == null) {
+                throw new AssertionError("nothing at offset " + expected + " (last " + last + "); ended "
+                        + slow.ended() + "; gaps " + metric(relay, "felix_relay_gaps_total") + ", fenced "
+                        + metric(relay, "felix_relay_fenced_total") + ", closes "
+                        + metric(relay, "felix_relay_paced_closes_total") + ", stale "
+                        + metric(relay, "felix_relay_dropped_total{reason=\"stale\"}") + ", queue_full "
+                        + metric(relay, "felix_relay_dropped_total{reason=\"queue_full\"}") + ", delivered "
+                        + metric(relay, "felix_relay_delivered_total"));
+            }
+            if (item instanceof dev.felix.client.Gap gap) {
+                assertThat(gap.from()).as("a gap starts where delivery stopped").isEqualTo(expected);
+                relayLag |= gap.reason().equals("relay_lag");
+                expected = gap.to() + 1;
+            } else {
+                assertThat(((Event) item).offset()).as("no event skipped without a gap").isEqualTo(expected);
+                expected++;
+            }
+        }
+        assertThat(relayLag).as("the relay announced its loss").isTrue();
+        assertThat(metric(relay, "felix_relay_gaps_total")).isGreaterThanOrEqualTo(1);
+        assertThat(metric(relay, "felix_relay_dropped_total{reason=\"stale\"}")
+                + metric(relay, "felix_relay_dropped_total{reason=\"queue_full\"}"))
+                .as("lost at its deadline or past its backlog").isPositive();
+    }
+
+    @Test
+    void whenTheLeaderLeaves_relayedSubscribersEndWithUnavailable_andSubscribingAgainServesTheNewLeader()
+            throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true"));
+        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, false, null, null, null))
+                .shardInfo().get(0).leader();
+        String relayId = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+        FelixServer relayNode = cluster.node(relayId);
+        Publisher publisher = connect(cluster.node(leaderId)).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+        FelixClient client = connect(relayNode);
+        Subscription relayed = client.subscribe(SubscribeOptions.of(TICKS));
+        long before = publisher.publish(bytes("before")).firstOffset();
+        assertThat(((Event) relayed.next(Duration.ofSeconds(20))).offset()).isEqualTo(before);
+
+        cluster.stop(leaderId); // a clean stop: the shard moves, the old leader ends the relay stream
+        await().atMost(Duration.ofSeconds(30)).until(relayed::ended);
+        FelixClientException ended = catchThrowableOfType(FelixClientException.class,
+                () -> relayed.next(Duration.ofSeconds(1)));
+        assertThat(ended.code()).isEqualTo(ErrorCode.UNAVAILABLE);
+
+        // Subscribing again on the same node works wherever the shard went (here: direct; elsewhere: relayed).
+        Subscription again = await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> client.subscribe(SubscribeOptions.of(TICKS)), java.util.Objects::nonNull);
+        String newLeader = await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> client.streams().describe(TICKS).shardInfo().get(0).leader(),
+                        l -> l != null && !l.equals(leaderId));
+        Publisher next = connect(cluster.node(newLeader)).publisher(TICKS);
+        long after = await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> next.publish(bytes("after")).firstOffset(), o -> o >= 0);
+        Item item = again.next(Duration.ofSeconds(20));
+        assertThat(item).isInstanceOf(Event.class);
+        assertThat(((Event) item).offset()).isEqualTo(after);
+    }
+
+    private static void assertEveryEvent(Subscription s, long first) {
+        for (int i = 0; i < EVENTS; i++) {
+            Item item = s.next(Duration.ofSeconds(20));
+            assertThat(item).as("event " + i).isInstanceOf(Event.class);
+            Event e = (Event) item;
+            assertThat(e.offset()).isEqualTo(first + i);
+            assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo("m" + i);
+        }
+    }
+
+    private static int subscribers(FelixServer leader) throws Exception {
+        return leader.broker().stream(new StreamName("t1", "default", "ticks")).info().shards().get(0).subscribers();
+    }
+
+    /** Every {@code felix_relay_*} family the node exposes is in operations.md's Relay metrics, and vice versa. */
+    private static void assertRelayMetricsDocumented(String scrape) throws Exception {
+        java.util.Set<String> exposed = new java.util.TreeSet<>();
+        Matcher type = Pattern.compile("(?m)^# TYPE (felix_relay_\\S+) \\S+$").matcher(scrape);
+        while (type.find()) {
+            exposed.add(type.group(1));
+        }
+        String doc = java.nio.file.Files.readString(
+                Path.of(System.getProperty("felix.repo.root", "..")).resolve("docs/operations.md"));
+        int start = doc.indexOf("## Relay metrics");
+        String section = doc.substring(start, doc.indexOf("\n## ", start + 1));
+        java.util.Set<String> documented = new java.util.TreeSet<>();
+        Matcher name = Pattern.compile("`(felix_relay_[a-z0-9_]+)").matcher(section);
+        while (name.find()) {
+            documented.add(name.group(1));
+        }
+        assertThat(exposed).as("felix_relay_* families exposed").isNotEmpty();
+        assertThat(documented).as("documented in docs/operations.md ## Relay metrics")
+                .containsExactlyInAnyOrderElementsOf(exposed);
+    }
+
+    private static String scrape(FelixServer node) throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        return http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:"
+                + node.httpAddress().getPort() + "/metrics")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    private static double metric(FelixServer node, String series) throws Exception {
+        String scrape = scrape(node);
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(scrape);
+        assertThat(m.find()).as(series + " in the scrape").isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
