@@ -1,5 +1,7 @@
 package dev.felix.bench.cluster;
 
+import dev.felix.bench.common.CpuClock;
+import dev.felix.bench.common.NamedValues;
 import dev.felix.bench.common.PeerProcess;
 import dev.felix.bench.common.Results;
 import dev.felix.client.ClientConfig;
@@ -84,13 +86,13 @@ public final class ClusterBenchmark {
                     case "--quick" -> {
                         // applied above, before the explicit values
                     }
-                    case "--latency" -> latency = positive(name, value);
-                    case "--throughput" -> throughput = positive(name, value);
-                    case "--window" -> window = positive(name, value);
-                    case "--payload" -> payload = positive(name, value);
-                    case "--kills" -> kills = "0".equals(value) ? 0 : positive(name, value);
+                    case "--latency" -> latency = NamedValues.positive(name, value);
+                    case "--throughput" -> throughput = NamedValues.positive(name, value);
+                    case "--window" -> window = NamedValues.positive(name, value);
+                    case "--payload" -> payload = NamedValues.positive(name, value);
+                    case "--kills" -> kills = "0".equals(value) ? 0 : NamedValues.positive(name, value);
                     case "--no-nats" -> nats = false;
-                    case "--results" -> results = Path.of(require(name, value));
+                    case "--results" -> results = Path.of(NamedValues.require(name, value));
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
@@ -100,25 +102,7 @@ public final class ClusterBenchmark {
             return new Options(latency, throughput, window, payload, kills, nats, results);
         }
 
-        private static String require(String name, String value) {
-            if (value == null || value.isEmpty()) {
-                throw new IllegalArgumentException(name + " needs a value (" + name + "=...)");
-            }
-            return value;
-        }
 
-        private static int positive(String name, String value) {
-            int n;
-            try {
-                n = Integer.parseInt(require(name, value));
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(name + " must be a whole number, not '" + value + "'");
-            }
-            if (n <= 0) {
-                throw new IllegalArgumentException(name + " must be positive, not " + n);
-            }
-            return n;
-        }
     }
 
     /** One target's figures; latencies in microseconds. */
@@ -152,7 +136,7 @@ public final class ClusterBenchmark {
         say("felix bench cluster: " + options.latencyMessages() + " publishes one at a time, "
                 + options.throughputMessages() + " with " + options.window() + " in flight, " + options.payloadBytes()
                 + " B each; durable streams, fsync periodic (JetStream's default also syncs periodically)");
-        say("load before the run: " + loadAverage());
+        say("load before the run: " + CpuClock.loadAverage());
 
         say("-- felix, single node");
         try (NodeProcess single = NodeProcess.startSingle("single", dir.resolve("single"), dir.resolve("logs"),
@@ -213,7 +197,7 @@ public final class ClusterBenchmark {
                     + " p99 %d ms, max %d ms", sorted.size(), percentile(sorted, 50), percentile(sorted, 99),
                     sorted.get(sorted.size() - 1)));
         }
-        say("load after the run: " + loadAverage());
+        say("load after the run: " + CpuClock.loadAverage());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("options", options.toString());
         List<Map<String, Object>> table = new ArrayList<>();
@@ -454,12 +438,5 @@ public final class ClusterBenchmark {
         return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
     }
 
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).trim();
-        } catch (java.io.IOException e) {
-            return "unknown";
-        }
-    }
 
 }

@@ -68,6 +68,15 @@ public final class CpuClock {
         return total;
     }
 
+    /** The machine's load averages as {@code /proc/loadavg} gives them, for a benchmark's "how loaded was it"; "unknown". */
+    public static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).trim();
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
     /** utime + stime of another process from {@code /proc/<pid>/stat}; -1 if it cannot be read. */
     public static long ofProcess(long pid) {
         try {

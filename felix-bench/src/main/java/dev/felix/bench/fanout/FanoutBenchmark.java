@@ -1,5 +1,6 @@
 package dev.felix.bench.fanout;
 
+import dev.felix.bench.common.NamedValues;
 import dev.felix.bench.common.CpuClock;
 import dev.felix.bench.common.PeerProcess;
 import dev.felix.bench.common.Progress;
@@ -90,16 +91,16 @@ public final class FanoutBenchmark {
                     case "--quick" -> {
                         // applied above, before the explicit values
                     }
-                    case "--subscribers" -> subscribers = Arrays.stream(require(name, value).split(","))
-                            .map(v -> positive(name, v)).toList();
-                    case "--connections" -> connections = positive(name, value);
-                    case "--rate" -> rate = positive(name, value);
-                    case "--warmup" -> warmup = "0".equals(value) ? 0 : positive(name, value);
-                    case "--seconds" -> seconds = positive(name, value);
-                    case "--payload" -> payload = "0".equals(value) ? 0 : positive(name, value);
-                    case "--runs" -> runs = positive(name, value);
+                    case "--subscribers" -> subscribers = Arrays.stream(NamedValues.require(name, value).split(","))
+                            .map(v -> NamedValues.positive(name, v)).toList();
+                    case "--connections" -> connections = NamedValues.positive(name, value);
+                    case "--rate" -> rate = NamedValues.positive(name, value);
+                    case "--warmup" -> warmup = "0".equals(value) ? 0 : NamedValues.positive(name, value);
+                    case "--seconds" -> seconds = NamedValues.positive(name, value);
+                    case "--payload" -> payload = "0".equals(value) ? 0 : NamedValues.positive(name, value);
+                    case "--runs" -> runs = NamedValues.positive(name, value);
                     case "--systems" -> {
-                        systems = Arrays.asList(require(name, value).split(","));
+                        systems = Arrays.asList(NamedValues.require(name, value).split(","));
                         for (String s : systems) {
                             if (!SYSTEMS.contains(s)) {
                                 throw new IllegalArgumentException("--systems: unknown system '" + s + "' (known: "
@@ -108,13 +109,13 @@ public final class FanoutBenchmark {
                         }
                     }
                     case "--set" -> {
-                        String setting = require(name, value);
+                        String setting = NamedValues.require(name, value);
                         if (!setting.contains("=") || setting.startsWith("=")) {
                             throw new IllegalArgumentException("--set needs KEY=VALUE, not '" + setting + "'");
                         }
                         settings.add(setting);
                     }
-                    case "--results" -> results = Path.of(require(name, value));
+                    case "--results" -> results = Path.of(NamedValues.require(name, value));
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
@@ -122,25 +123,7 @@ public final class FanoutBenchmark {
                     List.copyOf(settings), results);
         }
 
-        private static String require(String name, String value) {
-            if (value == null || value.isEmpty()) {
-                throw new IllegalArgumentException(name + " needs a value (" + name + "=...)");
-            }
-            return value;
-        }
 
-        private static int positive(String name, String value) {
-            int n;
-            try {
-                n = Integer.parseInt(require(name, value).trim());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(name + " must be a whole number, not '" + value + "'");
-            }
-            if (n <= 0) {
-                throw new IllegalArgumentException(name + " must be positive, not " + n);
-            }
-            return n;
-        }
     }
 
     /** One run's figures; latencies in microseconds, memory in bytes, -1 where unknown. */
@@ -186,7 +169,7 @@ public final class FanoutBenchmark {
         if (!options.felixSettings().isEmpty()) {
             say("felix broker settings: " + String.join(" ", options.felixSettings()));
         }
-        say("load before the run: " + loadAverage());
+        say("load before the run: " + CpuClock.loadAverage());
         int steps = options.subscribers().size() * options.runs() * systems.size();
         ProgressLine progress = new ProgressLine(System.err, "fanout", steps, "runs");
         List<Row> rows = new ArrayList<>();
@@ -209,7 +192,7 @@ public final class FanoutBenchmark {
         progress.finish();
         printRuns(rows);
         printMedians(rows, systems);
-        say("load after the run: " + loadAverage());
+        say("load after the run: " + CpuClock.loadAverage());
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("options", options.toString());
         List<Map<String, Object>> table = new ArrayList<>();
@@ -425,13 +408,6 @@ public final class FanoutBenchmark {
         return m;
     }
 
-    private static String loadAverage() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg")).trim();
-        } catch (IOException e) {
-            return "unknown";
-        }
-    }
 
     private static void delete(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {

@@ -1,11 +1,10 @@
 package dev.felix.bench.fanout;
 
 import dev.felix.bench.common.PeerProcess;
+import dev.felix.bench.system.FirstProblem;
 import dev.felix.bench.system.PeerTls;
 import io.nats.client.Connection;
-import io.nats.client.Consumer;
 import io.nats.client.Dispatcher;
-import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.nio.file.Path;
@@ -29,7 +28,7 @@ final class NatsFanout implements FanoutSystem {
     private final List<Connection> connections = new ArrayList<>();
     private final List<Dispatcher> dispatchers = new ArrayList<>();
     private Connection publisher;
-    private volatile String problem;
+    private final FirstProblem problems = new FirstProblem();
 
     private NatsFanout(PeerProcess server, PeerTls tls) {
         this.server = server;
@@ -63,7 +62,7 @@ final class NatsFanout implements FanoutSystem {
                 .server((tls != null ? "tls" : "nats") + "://127.0.0.1:" + server.port())
                 .connectionTimeout(Duration.ofSeconds(10))
                 .noReconnect() // a lost connection is counted, not hidden by a reconnect
-                .errorListener(new Problems());
+                .errorListener(problems);
         if (tls != null) {
             b.sslContext(tls.client());
         }
@@ -103,7 +102,7 @@ final class NatsFanout implements FanoutSystem {
 
     @Override
     public boolean publish(byte[] message) {
-        if (problem != null && publisher.getStatus() != Connection.Status.CONNECTED) {
+        if (problems.get() != null && publisher.getStatus() != Connection.Status.CONNECTED) {
             return false;
         }
         publisher.publish(SUBJECT, message);
@@ -123,7 +122,7 @@ final class NatsFanout implements FanoutSystem {
 
     /** The first problem any connection reported (slow consumer, disconnection), or null. */
     String problem() {
-        return problem;
+        return problems.get();
     }
 
     @Override
@@ -137,27 +136,4 @@ final class NatsFanout implements FanoutSystem {
         server.close();
     }
 
-    /** Keeps the first problem; jnats's default listener would log every one through java.util.logging. */
-    private final class Problems implements ErrorListener {
-        private void note(String what) {
-            if (problem == null) {
-                problem = what;
-            }
-        }
-
-        @Override
-        public void errorOccurred(Connection conn, String error) {
-            note("server error: " + error);
-        }
-
-        @Override
-        public void exceptionOccurred(Connection conn, Exception exp) {
-            note("exception: " + exp);
-        }
-
-        @Override
-        public void slowConsumerDetected(Connection conn, Consumer consumer) {
-            note("slow consumer");
-        }
-    }
 }

@@ -2,9 +2,7 @@ package dev.felix.bench.system;
 
 import dev.felix.bench.common.PeerProcess;
 import io.nats.client.Connection;
-import io.nats.client.Consumer;
 import io.nats.client.Dispatcher;
-import io.nats.client.ErrorListener;
 import io.nats.client.JetStream;
 import io.nats.client.Nats;
 import io.nats.client.Options;
@@ -53,8 +51,8 @@ final class NatsTarget implements Target {
     private final PeerTls tls;
     private final List<Connection> connections = new ArrayList<>();
     private final Set<String> streams = new HashSet<>();
-    /** The first problem a connection reported (slow consumer, server error), or null. */
-    private volatile String problem;
+    /** The first problem any connection reported (slow consumer, server error). */
+    private final FirstProblem problems = new FirstProblem();
 
     private NatsTarget(String name, boolean jetStream, WorkDir dir, PeerProcess server, PeerTls tls) {
         this.name = name;
@@ -133,7 +131,7 @@ final class NatsTarget implements Target {
                 .connectionTimeout(Duration.ofSeconds(5))
                 .noReconnect() // a lost connection fails the run rather than silently resending
                 .maxMessagesInOutgoingQueue(OUTGOING_QUEUE_MESSAGES)
-                .errorListener(new Problems());
+                .errorListener(problems);
         if (tls != null) {
             b.sslContext(tls.client());
         }
@@ -185,38 +183,12 @@ final class NatsTarget implements Target {
 
     /** Fails the run with what a connection reported, if anything: sharper than the sequence check's count. */
     private void checkProblems() {
-        String p = problem;
+        String p = problems.get();
         if (p != null) {
             throw new IllegalStateException(name + ": " + p);
         }
     }
 
-    /**
-     * Keeps the first problem for {@link #checkProblems}, and nothing else: jnats's default listener logs
-     * every JetStream flow-control round through java.util.logging, which would bury the progress lines.
-     */
-    private final class Problems implements ErrorListener {
-        private void note(String what) {
-            if (problem == null) {
-                problem = what;
-            }
-        }
-
-        @Override
-        public void errorOccurred(Connection conn, String error) {
-            note("server error: " + error);
-        }
-
-        @Override
-        public void exceptionOccurred(Connection conn, Exception exp) {
-            note("connection exception: " + exp);
-        }
-
-        @Override
-        public void slowConsumerDetected(Connection conn, Consumer consumer) {
-            note("slow consumer detected (messages dropped)");
-        }
-    }
 
     @Override
     public void close() {

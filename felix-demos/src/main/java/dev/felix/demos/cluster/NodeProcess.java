@@ -27,9 +27,15 @@ public final class NodeProcess implements AutoCloseable {
     /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
     /** Test and demo nodes: several share the machine with the tests' own JVM. */
     static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
-    /** What {@code ./felix server} runs a broker with (see the launcher script): G1 giving idle memory back. */
-    public static final List<String> SERVER_JVM = List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000",
-            "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20");
+    /**
+     * What {@code ./felix server} runs a broker with on this JVM's version (see the launcher script): generational
+     * ZGC from JDK 21, else G1 giving idle memory back.
+     */
+    public static final List<String> SERVER_JVM = Runtime.version().feature() >= 23
+            ? List.of("-XX:+UseZGC", "-XX:ZUncommitDelay=30")
+            : Runtime.version().feature() >= 21 ? List.of("-XX:+UseZGC", "-XX:+ZGenerational", "-XX:ZUncommitDelay=30")
+            : List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000", "-XX:MinHeapFreeRatio=10",
+                    "-XX:MaxHeapFreeRatio=20");
     static final Duration STARTUP = Duration.ofSeconds(90);
 
     private static final Pattern QUIC = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)");
