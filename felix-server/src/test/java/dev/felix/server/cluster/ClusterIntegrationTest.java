@@ -27,7 +27,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -53,22 +52,16 @@ class ClusterIntegrationTest {
     Path dir;
 
     private TestCluster cluster;
-    private final List<FelixClient> clients = new ArrayList<>();
 
     @AfterEach
     void stop() {
-        clients.forEach(FelixClient::close);
         if (cluster != null) {
-            cluster.close();
+            cluster.close(); // its clients first
         }
     }
 
-    /** A client that trusts the cluster CA only: every node shows clients a certificate the CA issued. */
     private FelixClient connect(FelixServer node) throws Exception {
-        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
-                .broker(node.quicAddress()).tenant("t1").build());
-        clients.add(c);
-        return c;
+        return cluster.connect(node);
     }
 
     private FelixServer node(String id) {

@@ -47,21 +47,16 @@ class RelaySubscribeIntegrationTest {
     Path dir;
 
     private TestCluster cluster;
-    private final List<FelixClient> clients = new ArrayList<>();
 
     @AfterEach
     void stop() {
-        clients.forEach(FelixClient::close);
         if (cluster != null) {
-            cluster.close();
+            cluster.close(); // its clients first
         }
     }
 
     private FelixClient connect(FelixServer node) throws Exception {
-        FelixClient c = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
-                .broker(node.quicAddress()).tenant("t1").build());
-        clients.add(c);
-        return c;
+        return cluster.connect(node);
     }
 
     @Test
@@ -125,7 +120,7 @@ class RelaySubscribeIntegrationTest {
         FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
                 .broker(relay.quicAddress()).tenant("t1")
                 .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
-        clients.add(slowClient);
+        cluster.track(slowClient);
         Subscription slow = slowClient.subscribe(SubscribeOptions.of(TICKS));
         Subscription fast = connect(relay).subscribe(SubscribeOptions.of(TICKS));
 

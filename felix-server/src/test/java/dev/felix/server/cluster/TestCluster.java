@@ -1,5 +1,10 @@
 package dev.felix.server.cluster;
 
+import dev.felix.client.ClientConfig;
+import dev.felix.client.FelixClient;
+import dev.felix.transport.ClientTrust;
+import java.util.ArrayList;
+import java.util.List;
 import static org.awaitility.Awaitility.await;
 
 import dev.felix.cluster.NodeInfo;
@@ -23,6 +28,7 @@ public final class TestCluster implements AutoCloseable {
     private final ClusterTls.CaFiles ca;
     private final Map<String, FelixServer> nodes = new LinkedHashMap<>();
     private final Map<String, String> extra;
+    private final List<FelixClient> clients = new ArrayList<>();
 
     private TestCluster(Path dir, ClusterTls.CaFiles ca, Map<String, String> extra) {
         this.dir = dir;
@@ -108,8 +114,29 @@ public final class TestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A client of node {@code node} that trusts the cluster CA only (every node shows clients a certificate the CA
+     * issued), closed by {@link #close()} before the nodes.
+     */
+    public FelixClient connect(FelixServer node) throws Exception {
+        return track(FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(ca.cert()))
+                .broker(node.quicAddress()).tenant("t1").build()));
+    }
+
+    /** Closes {@code client} with the cluster (for a client a test configured itself). */
+    public FelixClient track(FelixClient client) {
+        synchronized (clients) {
+            clients.add(client);
+        }
+        return client;
+    }
+
     @Override
     public void close() {
+        synchronized (clients) {
+            clients.forEach(FelixClient::close);
+            clients.clear();
+        }
         nodes.values().forEach(FelixServer::close);
         nodes.clear();
     }
