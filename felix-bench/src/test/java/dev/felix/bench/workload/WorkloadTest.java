@@ -108,6 +108,10 @@ class WorkloadTest {
             RunResult r = tinyThroughput().run(felix, new Cell(64, 2), "smoke-t", progress());
             assertThat(r.ok()).as(r.failure() + " " + r.sequence()).isTrue();
             assertThat(r.values().get("broker_cpu_s_per_m")).isNotNaN();
+            // Allocation per delivery: the whole JVM's threads, of which the in-process broker's are a part.
+            assertThat(r.values().get("alloc_b_per_delivery")).isPositive();
+            assertThat(r.values().get("broker_alloc_b_per_delivery")).isPositive()
+                    .isLessThanOrEqualTo(r.values().get("alloc_b_per_delivery"));
         }
         try (Target felix = FelixTarget.factory(Map.of()).start()) {
             RunResult r = new LatencyWorkload(new LatencyWorkload.Options(20, 100, 10), 0)
