@@ -60,7 +60,7 @@ final class FelixFanout implements FanoutSystem {
                 NodeProcess.SERVER_JVM, flags);
         FelixFanout f = new FelixFanout(node);
         try {
-            f.publisherClient = FelixClient.connect(f.config(2));
+            f.publisherClient = FelixClient.connect(f.config().build());
             f.publisherClient.streams().create(STREAM, StreamSpec.ephemeral(1));
             f.publisher = f.publisherClient.publisher(STREAM);
             return f;
@@ -70,9 +70,10 @@ final class FelixFanout implements FanoutSystem {
         }
     }
 
-    private ClientConfig config(int handlerThreads) throws dev.felix.transport.TlsException {
+    /** A client of the broker; the publisher's runs on threads of its own, subscribers' on the shared ones. */
+    private ClientConfig.Builder config() throws dev.felix.transport.TlsException {
         return ClientConfig.builder(ClientTrust.certificates(node.certificate())).broker(node.clientAddress())
-                .tenant("t1").handlerThreads(handlerThreads).requestTimeout(SUBSCRIBE_TIMEOUT).build();
+                .tenant("t1").requestTimeout(SUBSCRIBE_TIMEOUT);
     }
 
     @Override
@@ -88,9 +89,7 @@ final class FelixFanout implements FanoutSystem {
     @Override
     public void connect(int connections) throws Exception {
         for (int i = 0; i < connections; i++) {
-            clients.add(FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(node.certificate()))
-                    .broker(node.clientAddress()).tenant("t1").requestTimeout(SUBSCRIBE_TIMEOUT).resources(shared)
-                    .build()));
+            clients.add(FelixClient.connect(config().resources(shared).build()));
         }
     }
 
