@@ -34,11 +34,13 @@ final class PeerStreams implements PeerEndpoint.Acceptor {
             public void onMessage(PeerStream stream, PeerMessage message) {
                 if (delegate == null) {
                     Broker b = broker;
-                    if (message instanceof PeerMessage.RelaySubscribe && b == null) {
+                    boolean relay = message instanceof PeerMessage.RelaySubscribe
+                            || message instanceof PeerMessage.RelayCatchUp;
+                    if (relay && b == null) {
                         stream.close();
                         return;
                     }
-                    delegate = message instanceof PeerMessage.RelaySubscribe ? new RelayServing(b)
+                    delegate = relay ? new RelayServing(b)
                             : replication.accept(stream);
                 }
                 delegate.onMessage(stream, message);

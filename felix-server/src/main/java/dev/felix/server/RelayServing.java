@@ -10,17 +10,19 @@ import dev.felix.core.broker.Broker;
 import dev.felix.core.routing.Leadership;
 import dev.felix.core.stream.Delivery;
 import dev.felix.core.stream.EventBatch;
+import dev.felix.core.stream.GapNotice;
 import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.SubscribeRequest;
 import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
 
 /**
- * The leader's side of one relay stream another node opened ({@link PeerMessage.RelaySubscribe}): one core
- * subscription to the shard, from its tail, whose batches go out as {@link PeerMessage.RelayEvents} while the stream
- * is writable. The subscription's queue policy is the stream's default, so when the relaying node falls behind the
+ * The leader's side of one relay stream another node opened: one core subscription to the shard, from its tail
+ * ({@link PeerMessage.RelaySubscribe}) or from an offset ({@link PeerMessage.RelayCatchUp}, a replay for one
+ * subscriber there), whose batches go out as {@link PeerMessage.RelayEvents} while the stream is writable. The subscription's queue policy is the stream's default, so when the relaying node falls behind the
  * leader skips (a durable shard catches up from its log instead); the relaying node sees the skip as a hole in the
- * offsets and fences its subscribers. Gap notices are not sent: the offsets say it.
+ * offsets and fences its subscribers. On a relay stream gap notices are not sent (the offsets say it); on a
+ * catch-up stream they go out as {@link PeerMessage.RelayGap}, since the subscriber is to be told why.
  *
  * <p><b>Threads.</b> Everything runs on the peer stream's event loop; the core listener only schedules onto it.
  */
@@ -30,6 +32,7 @@ final class RelayServing implements PeerStream.Listener, SubscriptionListener {
     private PeerStream stream;
     private Subscription subscription;
     private boolean closed;
+    private boolean catchUp;
 
     RelayServing(Broker broker) {
         this.broker = broker;
@@ -37,29 +40,41 @@ final class RelayServing implements PeerStream.Listener, SubscriptionListener {
 
     @Override
     public void onMessage(PeerStream s, PeerMessage message) {
-        if (!(message instanceof PeerMessage.RelaySubscribe r) || stream != null) {
-            s.close(); // a relay stream carries one relay_subscribe, then only the leader speaks
+        String streamName;
+        int shard;
+        StartPosition start;
+        if (message instanceof PeerMessage.RelaySubscribe r && stream == null) {
+            streamName = r.stream();
+            shard = r.shard();
+            start = StartPosition.LATEST;
+        } else if (message instanceof PeerMessage.RelayCatchUp c && stream == null) {
+            streamName = c.stream();
+            shard = c.shard();
+            start = c.from() == PeerMessage.RelayCatchUp.EARLIEST ? StartPosition.EARLIEST : StartPosition.at(c.from());
+            catchUp = true;
+        } else {
+            s.close(); // a relay stream carries one relay_subscribe (or relay_catch_up), then only the leader speaks
             return;
         }
         stream = s;
         Stream target;
         try {
-            StreamName name = StreamName.parse(r.stream());
+            StreamName name = StreamName.parse(streamName);
             target = broker.stream(name);
-            if (r.shard() >= target.shardCount()) {
-                refuse(PeerMessage.Refusal.UNKNOWN, "stream " + name + " has no shard " + r.shard());
+            if (shard >= target.shardCount()) {
+                refuse(PeerMessage.Refusal.UNKNOWN, "stream " + name + " has no shard " + shard);
                 return;
             }
-            Leadership l = broker.router().shard(name, r.shard());
+            Leadership l = broker.router().shard(name, shard);
             if (!(l instanceof Leadership.Here)) {
-                refuse(PeerMessage.Refusal.NOT_LEADER, "this node does not lead " + name + " shard " + r.shard());
+                refuse(PeerMessage.Refusal.NOT_LEADER, "this node does not lead " + name + " shard " + shard);
                 return;
             }
         } catch (FelixException | IllegalArgumentException e) {
             refuse(PeerMessage.Refusal.UNKNOWN, e.getMessage());
             return;
         }
-        target.shard(r.shard()).subscribe(new SubscribeRequest(StartPosition.LATEST, null, null, 0))
+        target.shard(shard).subscribe(new SubscribeRequest(start, null, null, 0))
                 .whenComplete((sub, err) -> s.execute(() -> started(sub, err)));
     }
 
@@ -94,6 +109,8 @@ final class RelayServing implements PeerStream.Listener, SubscriptionListener {
             }
             if (d instanceof EventBatch b) {
                 stream.send(new PeerMessage.RelayEvents(b.baseOffset(), b.payloads().toArray(new byte[0][])));
+            } else if (catchUp && d instanceof GapNotice g) {
+                stream.send(new PeerMessage.RelayGap(g.from(), g.to(), g.reason().wireName()));
             }
         }
     }

@@ -10,7 +10,8 @@ import java.nio.charset.StandardCharsets;
  * then the fields big-endian in declaration order: a {@link ShardKey} is {@code u8 kind, u64 uid, u32 shard};
  * {@code records} ends with its record bytes; {@code refused} ends with its UTF-8 message; {@code relay_subscribe}
  * is {@code u32 shard} then the stream's UTF-8 name; {@code relay_events} is {@code u64 base, u32 count} then
- * {@code count} times {@code u32 length, bytes}. Every declared
+ * {@code count} times {@code u32 length, bytes}; {@code relay_catch_up} is {@code u32 shard, i64 from} then the
+ * stream's UTF-8 name; {@code relay_gap} is {@code u64 from, u64 to} then the reason's UTF-8 wire name. Every declared
  * length is checked against {@link #MAX_FRAME_BYTES} and the bytes present before anything is allocated.
  *
  * <p>Stateless and thread-safe.
@@ -29,6 +30,8 @@ public final class PeerCodec {
     static final int RELAY_SUBSCRIBE = 5;
     static final int RELAY_STARTED = 6;
     static final int RELAY_EVENTS = 7;
+    static final int RELAY_CATCH_UP = 8;
+    static final int RELAY_GAP = 9;
 
     private static final int KEY_BYTES = 1 + 8 + 4;
 
@@ -58,6 +61,14 @@ public final class PeerCodec {
             byte[] name = r.stream().getBytes(StandardCharsets.UTF_8);
             out = alloc.buffer(LENGTH_BYTES + 1 + 4 + name.length);
             out.writeInt(0).writeByte(RELAY_SUBSCRIBE).writeInt(r.shard()).writeBytes(name);
+        } else if (m instanceof PeerMessage.RelayCatchUp r) {
+            byte[] name = r.stream().getBytes(StandardCharsets.UTF_8);
+            out = alloc.buffer(LENGTH_BYTES + 1 + 4 + 8 + name.length);
+            out.writeInt(0).writeByte(RELAY_CATCH_UP).writeInt(r.shard()).writeLong(r.from()).writeBytes(name);
+        } else if (m instanceof PeerMessage.RelayGap r) {
+            byte[] reason = r.reason().getBytes(StandardCharsets.UTF_8);
+            out = alloc.buffer(LENGTH_BYTES + 1 + 8 * 2 + reason.length);
+            out.writeInt(0).writeByte(RELAY_GAP).writeLong(r.from()).writeLong(r.to()).writeBytes(reason);
         } else if (m instanceof PeerMessage.RelayStarted r) {
             out = alloc.buffer(LENGTH_BYTES + 1 + 8 * 2);
             out.writeInt(0).writeByte(RELAY_STARTED).writeLong(r.next()).writeLong(r.incarnation());
@@ -148,6 +159,26 @@ public final class PeerCodec {
                 }
                 return new PeerMessage.RelaySubscribe(
                         frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString(), shard);
+            }
+            case RELAY_CATCH_UP -> {
+                need(frame, 4 + 8 + 1, "relay_catch_up");
+                int shard = frame.readInt();
+                long from = frame.readLong();
+                if (shard < 0 || from < PeerMessage.RelayCatchUp.EARLIEST) {
+                    throw new PeerProtocolException("relay_catch_up with shard " + shard + " from " + from);
+                }
+                return new PeerMessage.RelayCatchUp(
+                        frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString(), shard, from);
+            }
+            case RELAY_GAP -> {
+                need(frame, 8 * 2 + 1, "relay_gap");
+                long from = frame.readLong();
+                long to = frame.readLong();
+                if (from < 0 || to < from) {
+                    throw new PeerProtocolException("relay_gap from " + from + " to " + to);
+                }
+                return new PeerMessage.RelayGap(from, to,
+                        frame.readCharSequence(frame.readableBytes(), StandardCharsets.UTF_8).toString());
             }
             case RELAY_STARTED -> {
                 need(frame, 8 * 2, "relay_started");

@@ -77,6 +77,34 @@ public sealed interface PeerMessage {
     }
 
     /**
+     * A relaying node to a shard's leader: "send me every batch of this shard from {@code from} on" — a replay for
+     * one local subscription that starts behind the node's relay, or heals after the relay lost events for it. The
+     * leader reads from its log (or memory) as for a subscriber of its own, so a slow reader is caught up from the
+     * log, never skipped. Answered like {@link RelaySubscribe}, plus {@link RelayGap} for offsets the leader no
+     * longer holds.
+     *
+     * @param from the first offset wanted, or {@link #EARLIEST}
+     */
+    record RelayCatchUp(String stream, int shard, long from) implements PeerMessage {
+        /** {@code from} for the oldest offset the leader holds. */
+        public static final long EARLIEST = -1;
+
+        public RelayCatchUp {
+            Objects.requireNonNull(stream, "stream");
+        }
+    }
+
+    /**
+     * Leader to relaying node, on a catch-up stream: offsets {@code from..to} cannot be served (retention removed
+     * them, an ephemeral shard restarted, ...); {@code reason} is the gap notice's wire name.
+     */
+    record RelayGap(long from, long to, String reason) implements PeerMessage {
+        public RelayGap {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
      * Leader to relaying node: the relay's first batch will start at offset {@code next}, of the shard's
      * {@code incarnation} (what the relaying node tells its own subscribers of an ephemeral shard).
      */

@@ -62,6 +62,17 @@ public final class PeerStream {
         return channel.isActive();
     }
 
+    /**
+     * Stops ({@code false}) or resumes reading what the other side sends: a receiver that cannot take more now
+     * stops reading, so QUIC flow control holds the sender back instead of this node buffering. Event loop.
+     */
+    public void setReading(boolean reading) {
+        channel.config().setAutoRead(reading);
+        if (reading) {
+            channel.read();
+        }
+    }
+
     /** Closes the stream (the other side sees it end). Any thread; idempotent. */
     public void close() {
         channel.close();

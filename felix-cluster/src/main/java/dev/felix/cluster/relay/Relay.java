@@ -114,6 +114,23 @@ public final class Relay implements AutoCloseable {
      */
     public RelayedSubscription subscribe(RelayKey key, StreamKind kind, RelaySink sink, boolean gapCapable,
             long nextOffset) {
+        return add(key, kind, sink, gapCapable, nextOffset, false);
+    }
+
+    /**
+     * Adds a local subscription that starts behind the relay (from an offset, or the earliest): it starts
+     * <em>healing</em>. The caller replays it from a log, offering to {@code sink} directly, and ends with
+     * {@link RelayedSubscription#rejoin}; meanwhile the relay holds the batches it receives for it (as a stalled
+     * write, within the deadline), so a replay that reaches {@link RelayedSubscription#heldFrom()} rejoins
+     * without a loss. The resume hook is not called for this first replay.
+     */
+    public RelayedSubscription subscribeBehind(RelayKey key, StreamKind kind, RelaySink sink, boolean gapCapable,
+            long fromOffset) {
+        return add(key, kind, sink, gapCapable, fromOffset, true);
+    }
+
+    private RelayedSubscription add(RelayKey key, StreamKind kind, RelaySink sink, boolean gapCapable,
+            long nextOffset, boolean behind) {
         Objects.requireNonNull(sink, "sink");
         if (nextOffset < 0) {
             throw new IllegalArgumentException("nextOffset must be >= 0, was " + nextOffset);
@@ -123,7 +140,7 @@ public final class Relay implements AutoCloseable {
             throw new IllegalArgumentException(key + " is relayed as " + feed.kind + ", not " + kind);
         }
         RelayedSubscription s = new RelayedSubscription(ids.incrementAndGet(), feed, sink, gapCapable, nextOffset,
-                this);
+                this, behind);
         feed.add(s);
         return s;
     }

@@ -159,8 +159,10 @@ final class RelayWorker {
             if (s.backlog != null && !s.backlog.isEmpty()) {
                 // Behind its own stalled write: it keeps its order, and nobody else waits for it.
                 if (s.backlog.size() >= capacity) {
-                    countLoss(r, RelayMetrics.Drop.QUEUE_FULL);
-                    s.fence(r.batch().lastOffset());
+                    if (!s.healing()) { // a healing one reads it from the log anyway
+                        countLoss(r, RelayMetrics.Drop.QUEUE_FULL);
+                        s.fence(r.batch().lastOffset());
+                    }
                 } else {
                     s.backlog.addLast(r);
                 }
@@ -201,6 +203,9 @@ final class RelayWorker {
 
     /** {@code s} did not get {@code r} before its deadline. */
     private void lose(Routed r, RelayedSubscription s) {
+        if (s.healing()) {
+            return; // held for after its heal, which reads it from the log if it is cut off here
+        }
         if (!r.feed().kind.fencesOnLoss()) {
             countLoss(r, RelayMetrics.Drop.EPHEMERAL);
             return;

@@ -13,12 +13,15 @@ import dev.felix.core.stream.GapNotice;
  *   LIVE ──loss──▶ GAP_PENDING (gap-capable)  ──gap{next, lost end} (or, when unknown, gap{next, base-1} before
  *                                                 the next batch)──▶ LIVE
  *        ──loss──▶ HEALING (gap-capable, durable, a resume hook) ──{@link #rejoin}──▶ LIVE
+ *   (start behind the relay, {@link Relay#subscribeBehind}) ──▶ HEALING
  *        ──loss──▶ CLOSING (plain)  ──paced closer: resync error──▶ CLOSED
  * </pre>
  * A loss is any offset at or after {@code next} the subscriber will not get from the relay: its batch was lost at a
  * full queue, at its deadline or in a stalled write, or a batch arrives that starts past {@code next}. Every state
  * but LIVE is fenced: nothing newer than the loss reaches the sink from then on except, for GAP_PENDING, the gap
- * notice that announces it immediately followed by the stream's continuation. A subscription of an
+ * notice that announces it immediately followed by the stream's continuation. While HEALING the relay holds what
+ * arrives for the subscription (its worker's stalled backlog, bounded and within the deadline) and offers it after
+ * the rejoin, trimmed to where the heal ended; what it cannot hold is the heal's to read. A subscription of an
  * {@link StreamKind#EPHEMERAL_NO_REPLAY} shard is never fenced: its losses are only counted.
  *
  * <p><b>The fence is atomic with the send.</b> The state and every {@link RelaySink#offer} are under this object's
@@ -59,10 +62,17 @@ public final class RelayedSubscription {
     java.util.ArrayDeque<Routed> backlog;
     /** In its worker's stalled set. Its worker's lane only. */
     boolean inStalled;
+    /**
+     * While HEALING: the base offset of the first batch the relay held for this subscription (its worker keeps them
+     * as a stalled backlog until {@link #rejoin}), -1 for none. Guarded by this object's monitor.
+     */
+    private long heldFrom = -1;
     /** Waiting in its worker's queue of gap announcements (so it is queued once). */
     final java.util.concurrent.atomic.AtomicBoolean announceQueued = new java.util.concurrent.atomic.AtomicBoolean();
 
-    RelayedSubscription(long id, ShardFeed feed, RelaySink sink, boolean gapCapable, long next, Relay relay) {
+    RelayedSubscription(long id, ShardFeed feed, RelaySink sink, boolean gapCapable, long next, Relay relay,
+            boolean healing) {
+        this.state = healing ? State.HEALING : State.LIVE;
         this.id = id;
         this.feed = feed;
         this.sink = sink;
@@ -77,6 +87,25 @@ public final class RelayedSubscription {
 
     public RelayKey key() {
         return feed.key;
+    }
+
+    /** Where the subscription delivers; while it heals, its resume hook offers to it directly. */
+    public RelaySink sink() {
+        return sink;
+    }
+
+    /**
+     * While healing: the first offset of what the relay holds for the subscription to deliver after
+     * {@link #rejoin} (batches that arrived during the heal), or -1 if it holds nothing yet. A hook that has
+     * delivered up to here can rejoin without a new loss.
+     */
+    public synchronized long heldFrom() {
+        return state == State.HEALING ? heldFrom : -1;
+    }
+
+    /** Whether a resume hook is replaying the subscription's missed offsets (the relay holds newer batches). */
+    synchronized boolean healing() {
+        return state == State.HEALING;
     }
 
     /** Whether the subscriber negotiated gap notices. */
@@ -120,8 +149,9 @@ public final class RelayedSubscription {
             }
             state = State.LIVE;
             next = nextOffset;
+            heldFrom = -1;
         }
-        relay.signalWorker(feed);
+        relay.signalWorker(feed); // the worker offers what it held, trimmed to nextOffset
     }
 
     /** Stops the subscription (the subscriber left); nothing more reaches the sink. Idempotent. */
@@ -142,7 +172,17 @@ public final class RelayedSubscription {
         synchronized (this) {
             after = Action.NONE;
             out = switch (state) {
-                case HEALING, CLOSING, CLOSED -> Outcome.SKIPPED;
+                case CLOSING, CLOSED -> Outcome.SKIPPED;
+                case HEALING -> {
+                    // Held (as a stalled write) for after the heal, so the hook need not chase the live end.
+                    if (batch.lastOffset() < next) {
+                        yield Outcome.SKIPPED;
+                    }
+                    if (heldFrom < 0) {
+                        heldFrom = batch.baseOffset();
+                    }
+                    yield Outcome.STALLED;
+                }
                 case LIVE -> {
                     if (batch.lastOffset() < next) {
                         yield Outcome.SKIPPED;

@@ -30,6 +30,23 @@ class PeerCodecRelayTest {
                 new PeerMessage.RelayEvents(7, new byte[][] {{1, 2}, {}, {3}}));
         assertThat(events.baseOffset()).isEqualTo(7);
         assertThat(events.payloads()).isDeepEqualTo(new byte[][] {{1, 2}, {}, {3}});
+        assertThat(roundTrip(new PeerMessage.RelayCatchUp("t1/default/prés", 2, 99)))
+                .isEqualTo(new PeerMessage.RelayCatchUp("t1/default/prés", 2, 99));
+        assertThat(roundTrip(new PeerMessage.RelayCatchUp("t1/default/x", 0, PeerMessage.RelayCatchUp.EARLIEST)))
+                .isEqualTo(new PeerMessage.RelayCatchUp("t1/default/x", 0, PeerMessage.RelayCatchUp.EARLIEST));
+        assertThat(roundTrip(new PeerMessage.RelayGap(3, 9, "retention")))
+                .isEqualTo(new PeerMessage.RelayGap(3, 9, "retention"));
+    }
+
+    @Test
+    void catchUpsAndGaps_withImpossibleOffsets_areRefused() {
+        ByteBuf before = Unpooled.buffer().writeByte(PeerCodec.RELAY_CATCH_UP).writeInt(0).writeLong(-2).writeByte('x');
+        assertThatThrownBy(() -> PeerCodec.decode(before)).isInstanceOf(PeerProtocolException.class)
+                .hasMessageContaining("from -2");
+        ByteBuf backwards = Unpooled.buffer().writeByte(PeerCodec.RELAY_GAP).writeLong(9).writeLong(3).writeByte('r');
+        assertThatThrownBy(() -> PeerCodec.decode(backwards)).hasMessageContaining("relay_gap from 9 to 3");
+        ByteBuf shortGap = Unpooled.buffer().writeByte(PeerCodec.RELAY_GAP).writeLong(9);
+        assertThatThrownBy(() -> PeerCodec.decode(shortGap)).hasMessageContaining("relay_gap frame needs");
     }
 
     @Test

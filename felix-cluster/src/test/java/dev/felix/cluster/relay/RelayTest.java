@@ -443,6 +443,66 @@ class RelayTest {
         assertThat(f.counter("felix.relay.dropped", "reason", "queue_full")).isEqualTo(3);
     }
 
+    @Test
+    void aSubscriptionStartedBehind_getsWhatArrivedDuringItsReplay_afterItRejoins_withoutANewLoss() {
+        RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).build(), null);
+        Sink sink = new Sink();
+        RelayedSubscription s = f.relay.subscribeBehind(key("orders"), StreamKind.DURABLE, sink, false, 0);
+        assertThat(s.fenced()).as("healing until it rejoins").isTrue();
+
+        f.relay.receive(key("orders"), batch(5, 2)); // arrives live while the replay reads 0..4
+        f.run();
+        assertThat(sink.offsets()).as("nothing from the relay during the replay").isEmpty();
+        assertThat(s.heldFrom()).isEqualTo(5);
+        for (long o = 0; o < 5; o++) {
+            assertThat(s.sink().offer(batch(o, 1))).isTrue(); // the replay offers directly
+        }
+        s.rejoin(5);
+        f.run();
+        f.relay.receive(key("orders"), batch(7, 1));
+        f.run();
+
+        assertThat(sink.offsets()).containsExactlyElementsOf(range(0, 8));
+        assertThat(f.counter("felix.relay.fenced")).as("no loss: the held batches filled the rest").isZero();
+    }
+
+    @Test
+    void aReplayThatRejoinsShortOfWhatTheRelayHeld_isALossAndHealsAgain() {
+        List<Long> resumedAt = new ArrayList<>();
+        RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).build(), (sub, from) -> resumedAt.add(from));
+        Sink sink = new Sink();
+        RelayedSubscription s = f.relay.subscribeBehind(key("orders"), StreamKind.DURABLE, sink, true, 0);
+        f.relay.receive(key("orders"), batch(5, 2));
+        f.run();
+        assertThat(s.sink().offer(batch(0, 3))).isTrue();
+        s.rejoin(3); // 3 and 4 are neither replayed nor held
+        f.run();
+
+        assertThat(sink.offsets()).containsExactlyElementsOf(range(0, 3));
+        assertThat(s.fenced()).as("healing again").isTrue();
+        assertThat(resumedAt).containsExactly(3L);
+    }
+
+    @Test
+    void whatArrivesDuringAReplayAndOutlivesTheDeadline_isLeftToTheReplay_notCountedAsDropped() {
+        RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).build(), null);
+        Sink sink = new Sink();
+        RelayedSubscription s = f.relay.subscribeBehind(key("orders"), StreamKind.DURABLE, sink, true, 0);
+        f.relay.receive(key("orders"), batch(2, 1));
+        f.run();
+        f.clock.advance(DEADLINE.plusMillis(1));
+        f.tick();
+        f.relay.receive(key("orders"), batch(3, 1));
+        f.run();
+        assertThat(s.sink().offer(batch(0, 3))).isTrue(); // the replay read 0..2 from the log
+        s.rejoin(3);
+        f.run();
+
+        assertThat(sink.offsets()).containsExactlyElementsOf(range(0, 4));
+        assertThat(f.counter("felix.relay.dropped", "reason", "stale")).isZero();
+        assertThat(f.counter("felix.relay.fenced")).isZero();
+    }
+
     private static void commit(List<EventBatch> log, int offset) {
         assertThat(log).hasSize(offset);
         log.add(batch(offset, 1));

@@ -37,6 +37,8 @@ final class RelayedFeed implements EventFeed, RelaySink {
     private volatile SubscriptionListener listener;
     private volatile FelixError ended;
     private volatile RelayedSubscription relayed;
+    /** Run once when a refused offer finds room again (a {@link LogReplay} waits for it); guarded by this. */
+    private Runnable onSpace;
 
     RelayedFeed(long id, int shard, boolean durable, long incarnation, QueueLimits limits, Runnable onClose) {
         this.id = id;
@@ -45,6 +47,23 @@ final class RelayedFeed implements EventFeed, RelaySink {
         this.incarnation = incarnation;
         this.limits = limits;
         this.onClose = onClose;
+    }
+
+    /**
+     * Runs {@code task} once, when the queue has drained to half after an offer was refused (at once if it has
+     * room already). Any thread; the task runs on the thread that polled.
+     */
+    void whenSpace(Runnable task) {
+        boolean now;
+        synchronized (this) {
+            now = !wantSpace;
+            if (!now) {
+                onSpace = task;
+            }
+        }
+        if (now) {
+            task.run();
+        }
     }
 
     /** The relay's handle, once registered (the writer may close before). */
@@ -126,6 +145,7 @@ final class RelayedFeed implements EventFeed, RelaySink {
     public Delivery poll() {
         Delivery d;
         boolean signal;
+        Runnable space = null;
         synchronized (this) {
             d = items.pollFirst();
             if (d != null) {
@@ -135,11 +155,16 @@ final class RelayedFeed implements EventFeed, RelaySink {
             signal = wantSpace && events <= limits.events() / 2 && bytes <= limits.bytes() / 2;
             if (signal) {
                 wantSpace = false;
+                space = onSpace;
+                onSpace = null;
             }
         }
         RelayedSubscription r = relayed;
         if (signal && r != null) {
             r.writable();
+        }
+        if (space != null) {
+            space.run();
         }
         return d;
     }

@@ -40,9 +40,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * QUIC connections to each other for replication; a client connection would need a tenant token per tenant and the
  * SDK inside the broker. The relay stream is one more stream on that connection.
  *
- * <p><b>What is relayed.</b> A classic {@code subscribe} of one shard (named, or the only one) starting at
- * {@code latest}, when this node does not lead the shard. Anything else (an offset or earliest, several shards,
- * {@code mux_subscribe}) takes the usual path and is answered {@code not_leader} as before. The subscriber's
+ * <p><b>What is relayed.</b> Every shard of a {@code subscribe} or {@code mux_subscribe} that another node leads;
+ * the shards this node leads are served by the core as usual, in the same subscription. From {@code latest} a
+ * subscription joins the relay at once; from an offset or the earliest it first replays from the leader's log
+ * ({@link LogReplay}) and then joins. A gap-capable subscription of a durable shard that the relay fences is healed
+ * the same way (the relay's resume hook), so it ends with every offset. The subscriber's
  * {@code queue_policy} does not apply: a relayed subscription's losses are the relay's (fence, then gap or
  * {@code resync}). When the upstream ends (the leader moved or left) every local subscription of the shard ends with
  * {@code unavailable}; the client subscribes again. An upstream closes when its last local subscription leaves.
@@ -55,6 +57,8 @@ public final class RelayedShards implements AutoCloseable {
 
     /** Relayed subscription ids start here, far from the core's, so both can share a connection. */
     private static final long FIRST_ID = 1L << 62;
+    /** {@code from} of a subscribe at the relay's current position. */
+    private static final long LATEST = -2;
 
     private final Broker broker;
     private final ClusterView view;
@@ -62,18 +66,21 @@ public final class RelayedShards implements AutoCloseable {
     private final Relay relay;
     private final Map<RelayKey, Upstream> upstreams = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(FIRST_ID);
+    private final Replays replays;
 
-    private RelayedShards(Broker broker, ClusterView view, PeerEndpoint peer, Relay relay) {
+    private RelayedShards(Broker broker, ClusterView view, PeerEndpoint peer, RelaySettings settings,
+            MeterRegistry registry) {
         this.broker = broker;
         this.view = view;
         this.peer = peer;
-        this.relay = relay;
+        this.replays = new Replays(registry);
+        this.relay = Relay.start(settings, registry, this::heal);
     }
 
     /** Starts this node's relay (its threads and {@code felix_relay_*} meters in {@code registry}). */
     public static RelayedShards start(Broker broker, ClusterView view, PeerEndpoint peer, RelaySettings settings,
             MeterRegistry registry) {
-        return new RelayedShards(broker, view, peer, Relay.start(settings, registry, null));
+        return new RelayedShards(broker, view, peer, settings, registry);
     }
 
     /** Upstreams open now (one per relayed shard). */
@@ -81,39 +88,27 @@ public final class RelayedShards implements AutoCloseable {
         return upstreams.size();
     }
 
+    /** Whether this node relays shard {@code shard} of {@code name}: another node leads it, at a known address. */
+    boolean relays(StreamName name, int shard) {
+        return broker.router().shard(name, shard) instanceof Leadership.Elsewhere e
+                && peerAddress(e.leader().nodeId()) != null;
+    }
+
     /**
-     * The feeds of a subscribe this node relays, or null when it does not relay it (the caller takes the usual path,
-     * which names any error).
+     * The feed of one shard of a subscribe, relayed from the shard's leader, or null when this node does not relay it
+     * (it leads the shard, or does not know where its leader is): the caller takes the usual path, which names any
+     * error. A subscribe from an offset or the earliest starts with a {@link LogReplay} from the leader's log.
      */
-    CompletableFuture<List<EventFeed>> trySubscribe(StreamSession session, SubscriptionSetup.Spec s, QueueLimits limits) {
-        if (s.start() != null && !(s.start() instanceof dev.felix.wire.StartPosition.Latest)) {
-            return null;
-        }
-        StreamName name;
-        Stream stream;
-        int shard;
+    CompletableFuture<EventFeed> trySubscribe(StreamSession session, StreamName name, Stream stream, int shard,
+            dev.felix.wire.StartPosition start, QueueLimits limits) {
         String leader;
         InetSocketAddress leaderPeer;
-        try {
-            name = Routing.streamName(session.tenant(), s.tenantId(), s.namespace(), s.stream());
-            stream = broker.stream(name);
-            if (s.shard() != null) {
-                shard = Routing.shardOf(stream, s.shard()).index();
-            } else if (stream.shardCount() == 1) {
-                shard = 0;
-            } else {
-                return null;
-            }
-            if (!(broker.router().shard(name, shard) instanceof Leadership.Elsewhere e)) {
-                return null;
-            }
-            leader = e.leader().nodeId();
-            NodeInfo node = view.node(leader).orElse(null);
-            if (node == null || node.peerAddress() == null) {
-                return null;
-            }
-            leaderPeer = address(node.peerAddress());
-        } catch (FelixException | IllegalArgumentException e) {
+        if (!(broker.router().shard(name, shard) instanceof Leadership.Elsewhere e)) {
+            return null;
+        }
+        leader = e.leader().nodeId();
+        leaderPeer = peerAddress(leader);
+        if (leaderPeer == null) {
             return null;
         }
         ConnectionHandler connection = session.connection;
@@ -122,8 +117,11 @@ public final class RelayedShards implements AutoCloseable {
                     + ServerContext.MAX_SUBSCRIPTIONS_PER_CONNECTION + " subscriptions already").toException());
         }
         RelayKey key = new RelayKey(name, shard);
-        StreamKind kind = stream.config().durable() ? StreamKind.DURABLE : StreamKind.EPHEMERAL;
+        StreamKind kind = !stream.config().durable() ? StreamKind.EPHEMERAL : StreamKind.DURABLE;
         boolean gapCapable = Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES);
+        long from = start == null || start instanceof dev.felix.wire.StartPosition.Latest ? LATEST
+                : start instanceof dev.felix.wire.StartPosition.AtOffset at ? at.offset()
+                : PeerMessage.RelayCatchUp.EARLIEST;
         Upstream[] created = {null};
         Upstream up = upstreams.compute(key, (k, existing) -> {
             Upstream u = existing != null && existing.leader.equals(leader) && !existing.ended ? existing
@@ -134,9 +132,33 @@ public final class RelayedShards implements AutoCloseable {
         if (up == created[0]) {
             up.open(leaderPeer);
         }
-        CompletableFuture<List<EventFeed>> feeds = up.started.thenCompose(v -> up.register(kind, gapCapable, limits));
-        feeds.whenComplete((f, err) -> connection.releaseReservationLater(1));
-        return feeds;
+        CompletableFuture<EventFeed> feed = up.started.thenCompose(v -> up.register(kind, gapCapable, limits, from));
+        feed.whenComplete((f, err) -> connection.releaseReservationLater(1));
+        return feed;
+    }
+
+    /**
+     * The resume hook: replays a gap-capable subscription of a durable shard that the relay fenced, from the
+     * leader's log, instead of announcing a {@code relay_lag} gap.
+     */
+    private void heal(RelayedSubscription subscription, long fromOffset) {
+        Upstream up = upstreams.get(subscription.key());
+        InetSocketAddress address = up == null ? null : peerAddress(up.leader);
+        RelayedFeed feed = (RelayedFeed) subscription.sink();
+        if (address == null) {
+            subscription.close();
+            feed.end(new FelixError(ErrorCode.RESYNC, "this node's relay of " + subscription.key() + " lost events"
+                    + " and the shard's leader is unknown here; subscribe again from offset " + fromOffset,
+                    fromOffset));
+            replays.failed.increment();
+            return;
+        }
+        up.replay(subscription, feed, fromOffset);
+    }
+
+    private InetSocketAddress peerAddress(String nodeId) {
+        NodeInfo node = view.node(nodeId).orElse(null);
+        return node == null || node.peerAddress() == null ? null : address(node.peerAddress());
     }
 
     @Override
@@ -167,8 +189,9 @@ public final class RelayedShards implements AutoCloseable {
         volatile boolean ended;
         /** {@link #end} ran (once: the stream's end and its close both report it). */
         final java.util.concurrent.atomic.AtomicBoolean finished = new java.util.concurrent.atomic.AtomicBoolean();
+        /** The offset after the last batch received (read by replays on other threads). Written on the event loop. */
+        volatile long next;
         // Event loop:
-        long next;
         long incarnation;
 
         Upstream(RelayKey key, String leader) {
@@ -188,9 +211,12 @@ public final class RelayedShards implements AutoCloseable {
             });
         }
 
-        /** Adds one local subscription at the relay's current position; on the stream's event loop. */
-        CompletableFuture<List<EventFeed>> register(StreamKind kind, boolean gapCapable, QueueLimits limits) {
-            CompletableFuture<List<EventFeed>> out = new CompletableFuture<>();
+        /**
+         * Adds one local subscription, at the relay's current position or, from an earlier offset (or the
+         * earliest), behind it with a {@link LogReplay}; on the stream's event loop.
+         */
+        CompletableFuture<EventFeed> register(StreamKind kind, boolean gapCapable, QueueLimits limits, long from) {
+            CompletableFuture<EventFeed> out = new CompletableFuture<>();
             stream.execute(() -> {
                 if (ended) {
                     pending.decrementAndGet();
@@ -203,17 +229,36 @@ public final class RelayedShards implements AutoCloseable {
                         incarnation, limits, () -> left(self[0]));
                 locals.add(self[0]); // before the pending count drops: left() never sees neither
                 pending.decrementAndGet();
+                boolean behind = from != LATEST && from < next;
+                RelayedSubscription sub;
                 try {
-                    RelayedSubscription sub = relay.subscribe(key, kind, self[0], gapCapable, next);
+                    sub = behind ? relay.subscribeBehind(key, kind, self[0], gapCapable, Math.max(0, from))
+                            : relay.subscribe(key, kind, self[0], gapCapable, from == LATEST ? next : from);
                     self[0].bind(sub);
                 } catch (IllegalArgumentException e) { // the stream was re-created with another kind
                     left(self[0]);
                     out.completeExceptionally(FelixError.of(ErrorCode.UNAVAILABLE, e.getMessage()).toException());
                     return;
                 }
-                out.complete(List.of(self[0]));
+                if (behind) {
+                    replay(sub, self[0], from);
+                }
+                out.complete(self[0]);
             });
             return out;
+        }
+
+        /** Replays {@code sub} from {@code from} (or the earliest) off the leader's log, then it rejoins. */
+        void replay(RelayedSubscription sub, RelayedFeed feed, long from) {
+            InetSocketAddress address = peerAddress(leader);
+            replays.started.increment();
+            LogReplay replay = new LogReplay(key, sub, feed, from, leader, () -> next,
+                    rejoined -> (rejoined ? replays.rejoined : replays.failed).increment());
+            if (address == null) {
+                replay.onClosed(null, new IllegalStateException("node " + leader + " has no known peer address"));
+                return;
+            }
+            replay.start(peer, address);
         }
 
         /** A local subscription left: the last one closes the upstream (unless another is on its way). */
@@ -285,6 +330,26 @@ public final class RelayedShards implements AutoCloseable {
             for (RelayedFeed f : List.copyOf(locals)) {
                 f.end(error);
             }
+        }
+    }
+
+    /** {@code felix_relay_replays_total{outcome}}: log replays of relayed subscriptions, by how they ended. */
+    private static final class Replays {
+        final io.micrometer.core.instrument.Counter started;
+        final io.micrometer.core.instrument.Counter rejoined;
+        final io.micrometer.core.instrument.Counter failed;
+
+        Replays(MeterRegistry registry) {
+            started = counter(registry, "started");
+            rejoined = counter(registry, "rejoined");
+            failed = counter(registry, "failed");
+        }
+
+        private static io.micrometer.core.instrument.Counter counter(MeterRegistry registry, String outcome) {
+            return io.micrometer.core.instrument.Counter.builder("felix.relay.replays")
+                    .description("Log replays of relayed subscriptions (a subscribe from an offset on a node that"
+                            + " does not lead the shard, or a heal after the relay lost events), by outcome")
+                    .tag("outcome", outcome).register(registry);
         }
     }
 }

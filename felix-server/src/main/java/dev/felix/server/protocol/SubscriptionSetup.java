@@ -92,15 +92,67 @@ final class SubscriptionSetup {
     }
 
     /**
-     * The feeds of a subscribe: relayed from the shard's leader when this node relays it ({@code
-     * cluster_relay_subscribe}, {@link RelayedShards#trySubscribe}), else one core subscription per shard
-     * ({@link #register}). Completes as {@link #register} does.
+     * The feeds of a subscribe, one per shard in shard order: a core subscription for each shard this node leads,
+     * and, when this node relays ({@code cluster_relay_subscribe}), a relayed feed for each shard another node leads
+     * ({@link RelayedShards#trySubscribe}). All or none; completes as {@link #register} does.
      */
     static CompletableFuture<List<EventFeed>> feeds(StreamSession session, Spec s) {
         ServerContext context = session.context;
-        CompletableFuture<List<EventFeed>> relayed = context.relayed == null ? null
-                : context.relayed.trySubscribe(session, s, context.config.subscriberQueue());
-        return relayed != null ? relayed : register(session, s).thenApply(l -> l.stream().map(EventFeed::of).toList());
+        if (context.relayed == null) {
+            return register(session, s).thenApply(l -> l.stream().map(EventFeed::of).toList());
+        }
+        StreamName name;
+        Stream stream;
+        List<Integer> shards = new ArrayList<>();
+        try {
+            name = Routing.streamName(session.tenant(), s.tenantId(), s.namespace(), s.stream());
+            stream = context.broker.stream(name);
+            if (s.shard() != null) {
+                shards.add(Routing.shardOf(stream, s.shard()).index());
+            } else {
+                for (int i = 0; i < stream.shardCount(); i++) {
+                    shards.add(i);
+                }
+            }
+        } catch (FelixException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (shards.stream().noneMatch(shard -> context.relayed.relays(name, shard))) {
+            return register(session, s).thenApply(l -> l.stream().map(EventFeed::of).toList()); // the core path alone
+        }
+        if (shards.size() > 1 && !Capabilities.has(session.negotiated(), Capabilities.SHARDS)) {
+            return CompletableFuture.failedFuture(new FelixException(ErrorCode.BAD_REQUEST, "stream " + name + " has "
+                    + stream.shardCount() + " shards and this client did not negotiate shard support; subscribe to"
+                    + " one shard"));
+        }
+        List<CompletableFuture<EventFeed>> futures = new ArrayList<>();
+        for (int shard : shards) {
+            CompletableFuture<EventFeed> relayed = context.relayed.trySubscribe(session, name, stream, shard,
+                    s.start(), context.config.subscriberQueue());
+            futures.add(relayed != null ? relayed
+                    : register(session, withShard(s, shard)).thenApply(l -> EventFeed.of(l.get(0))));
+        }
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).handle((v, err) -> {
+            List<EventFeed> out = new ArrayList<>();
+            Throwable failure = null;
+            for (CompletableFuture<EventFeed> f : futures) {
+                try {
+                    out.add(f.join());
+                } catch (CompletionException e) {
+                    failure = e;
+                }
+            }
+            if (failure != null) {
+                out.forEach(EventFeed::close);
+                throw new CompletionException(failure(failure).toException());
+            }
+            return out;
+        });
+    }
+
+    private static Spec withShard(Spec s, int shard) {
+        return new Spec(s.tenantId(), s.namespace(), s.stream(), s.start(), shard, s.queuePolicy(), s.queueEvents(),
+                s.queueBytes(), s.incarnation());
     }
 
     /** The core error a failed registration carries. */

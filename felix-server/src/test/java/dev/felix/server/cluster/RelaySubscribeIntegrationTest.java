@@ -95,10 +95,20 @@ class RelaySubscribeIntegrationTest {
         assertThat(metric(a, "felix_relay_fenced_total")).isZero();
         assertRelayMetricsDocumented(scrape(a));
 
-        // What the relay does not serve takes the usual path: a subscribe from an offset names the leader.
-        FelixClientException refused = catchThrowableOfType(FelixClientException.class,
-                () -> connect(a).subscribe(SubscribeOptions.of(TICKS).fromOffset(first)));
-        assertThat(refused.code()).isEqualTo(ErrorCode.NOT_LEADER);
+        // A subscribe from an offset, and from the earliest, replays from the leader, then joins the relay.
+        Subscription fromOffset = connect(a).subscribe(SubscribeOptions.of(TICKS).fromOffset(first));
+        assertEveryEvent(fromOffset, first);
+        Subscription fromEarliest = connect(b).subscribe(SubscribeOptions.of(TICKS).fromEarliest());
+        assertThat(((Event) fromEarliest.next(Duration.ofSeconds(20))).offset()).isEqualTo(first - 1); // warm-up
+        assertEveryEvent(fromEarliest, first);
+        long more = publisher.publish(bytes("after the replay")).firstOffset();
+        for (Subscription s : List.of(fromOffset, fromEarliest)) {
+            assertThat(((Event) s.next(Duration.ofSeconds(20))).offset()).as("live after the replay").isEqualTo(more);
+        }
+        assertThat(metric(a, "felix_relay_replays_total{outcome=\"rejoined\"}")).isEqualTo(1);
+        assertThat(metric(b, "felix_relay_replays_total{outcome=\"rejoined\"}")).isEqualTo(1);
+        fromOffset.close();
+        fromEarliest.close();
 
         // The last local subscriber leaving a node closes that node's relay stream on the leader.
         relayed.get(2).close();
@@ -178,6 +188,91 @@ class RelaySubscribeIntegrationTest {
         assertThat(metric(relay, "felix_relay_dropped_total{reason=\"stale\"}")
                 + metric(relay, "felix_relay_dropped_total{reason=\"queue_full\"}"))
                 .as("lost at its deadline or past its backlog").isPositive();
+    }
+
+    @Test
+    void aGapCapableSubscriberOfADurableStreamThatStopsReading_isHealedFromTheLeadersLog_andMissesNothing()
+            throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true",
+                "subscriber_queue_events", "256", "cluster_relay_deadline_ms", "500"));
+        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, true, null, null, null))
+                .shardInfo().get(0).leader();
+        FelixServer leader = cluster.node(leaderId);
+        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+        Publisher publisher = connect(leader).publisher(TICKS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+
+        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
+                .broker(relay.quicAddress()).tenant("t1")
+                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
+        cluster.track(slowClient);
+        Subscription slow = slowClient.subscribe(SubscribeOptions.of(TICKS));
+        int total = 3_000;
+        long first = publisher.publish(bytes("m0")).firstOffset();
+        for (int i = 1; i < total; i++) {
+            publisher.publish(bytes("m" + i));
+        }
+        // It has not read: the relay lost what it could not hold for it, and replays it from the leader's log.
+        await().atMost(Duration.ofSeconds(20)).until(() -> metric(relay, "felix_relay_fenced_total") >= 1);
+        long last = publisher.publish(bytes("after")).firstOffset();
+
+        for (long expected = first; expected <= last; expected++) {
+            Item item = slow.next(Duration.ofSeconds(20));
+            assertThat(item).as("offset " + expected + ", no gap: the heal replays what the relay lost")
+                    .isInstanceOf(Event.class);
+            assertThat(((Event) item).offset()).isEqualTo(expected);
+            String want = expected == last ? "after" : "m" + (expected - first);
+            assertThat(new String(((Event) item).payload(), StandardCharsets.UTF_8)).isEqualTo(want);
+        }
+        assertThat(metric(relay, "felix_relay_replays_total{outcome=\"rejoined\"}")).isGreaterThanOrEqualTo(1);
+        assertThat(metric(relay, "felix_relay_replays_total{outcome=\"failed\"}")).isZero();
+        assertThat(metric(relay, "felix_relay_gaps_total")).as("nothing announced: nothing was lost").isZero();
+    }
+
+    @Test
+    void aSubscribeToEveryShardOnOneNode_getsTheShardsItLeadsAndTheShardsItRelays_eachInOrder() throws Exception {
+        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true"));
+        FelixClient admin = connect(cluster.node("n1"));
+        var info = admin.streams().create(TICKS, new StreamSpec(3, true, null, null, null)).shardInfo();
+        java.util.Set<String> leaders = new java.util.HashSet<>();
+        info.forEach(sh -> leaders.add(sh.leader()));
+        assertThat(leaders).as("the shards are led by more than one node").hasSizeGreaterThan(1);
+        dev.felix.client.FelixCluster felix = dev.felix.client.FelixCluster.connect(
+                ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert())).tenant("t1").build(),
+                cluster.nodes().values().stream().map(FelixServer::quicAddress).toList());
+        try {
+            var publisher = felix.publisher(TICKS);
+            Map<Integer, List<Long>> published = new java.util.TreeMap<>();
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> publisher.publish("warm-up", bytes("w")).firstOffset() >= 0);
+            for (int i = 0; i < 90; i++) {
+                var ack = publisher.publish("k" + i, bytes("m" + i));
+                published.computeIfAbsent(ack.shard(), k -> new ArrayList<>()).add(ack.firstOffset());
+            }
+            assertThat(published).as("keys spread over every shard").hasSize(3);
+            for (var named : cluster.nodes().entrySet()) {
+                FelixServer node = named.getValue();
+                Subscription all = connect(node).subscribe(SubscribeOptions.of(TICKS).fromEarliest());
+                Map<Integer, List<Long>> seen = new java.util.TreeMap<>();
+                int want = 91;
+                for (int n = 0; n < want; n++) {
+                    Item item = all.next(Duration.ofSeconds(20));
+                    assertThat(item).as("event " + n + " on " + named.getKey()).isInstanceOf(Event.class);
+                    Event e = (Event) item;
+                    seen.computeIfAbsent(e.shard(), k -> new ArrayList<>()).add(e.offset());
+                }
+                for (var entry : published.entrySet()) {
+                    List<Long> got = seen.get(entry.getKey());
+                    assertThat(got).as("shard " + entry.getKey() + " on " + named.getKey()).isNotNull();
+                    assertThat(got).as("in order, from the earliest").isSorted()
+                            .containsAll(entry.getValue());
+                }
+                all.close();
+            }
+        } finally {
+            felix.close();
+        }
     }
 
     @Test
