@@ -67,6 +67,11 @@ final class StreamCommand implements Runnable {
                         + " (acknowledged once a majority of the replicas holds it). Default: leader.")
         String consistency;
 
+        @Option(names = "--no-replay", description = "Ephemeral only: no subscriber ever needs a lost event again"
+                + " (presence, live telemetry). A node relaying the stream counts what it loses and never fences"
+                + " or closes a subscriber for it.")
+        boolean noReplay;
+
         @Mixin
         ClientOptions client;
 
@@ -81,9 +86,14 @@ final class StreamCommand implements Runnable {
                 throw new Errors.UsageException("--replicas and --consistency apply to durable streams only (an"
                         + " ephemeral stream is not replicated): add --durable");
             }
+            if (durable && noReplay) {
+                throw new Errors.UsageException("--no-replay applies to ephemeral streams only (a durable stream's"
+                        + " subscribers can always replay from its log): drop --durable or --no-replay");
+            }
             try (FelixClient c = client.connect(ref.tenant())) {
                 StreamDescription d = c.streams().create(ref,
-                        new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas));
+                        new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas,
+                                noReplay));
                 print(d);
             }
             return 0;
@@ -152,7 +162,8 @@ final class StreamCommand implements Runnable {
 
     static void print(StreamDescription d) {
         System.out.println("stream     " + d.tenantId() + "/" + d.namespace() + "/" + d.stream());
-        System.out.println("kind       " + (d.durable() ? "durable (fsync " + d.fsync() + ")" : "ephemeral"));
+        System.out.println("kind       " + (d.durable() ? "durable (fsync " + d.fsync() + ")"
+                : Boolean.TRUE.equals(d.noReplay()) ? "ephemeral, no_replay" : "ephemeral"));
         System.out.println("shards     " + d.shards());
         if (d.durable()) {
             System.out.println("retention  " + (d.retentionBytes() == null ? "no size limit"

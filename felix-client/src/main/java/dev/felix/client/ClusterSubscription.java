@@ -6,7 +6,9 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 
 /**
- * A subscription to one shard of a stream of a cluster, served by the shard's leader. When it ends because
+ * A subscription to one shard of a stream of a cluster, served by the shard's leader, or by a chosen node that
+ * relays the shard ({@code cluster_relay_subscribe}; see {@link FelixCluster#subscribe(StreamRef, int,
+ * StartPosition, InetSocketAddress)}), which spreads the fanout of one shard over the cluster. When it ends because
  * its node was lost, shut down, or stopped leading the shard, it subscribes again on the current leader at
  * the last offset it delivered + 1 (full-jitter backoff between tries), so the application sees one
  * unbroken sequence of offsets: a reader only ever sees records a majority ({@code quorum}) or the leader
@@ -19,13 +21,16 @@ public final class ClusterSubscription implements AutoCloseable {
     private final StreamRef stream;
     private final int shard;
     private final StartPosition first;
+    /** The node asked first (it relays the shard when it does not lead it); null: the leader. */
+    private final InetSocketAddress via;
     private Subscription current;
     /** The offset to resume at: last delivered + 1, or -1 before anything was delivered. */
     private long resumeAt = -1;
     private int attempt;
     private volatile boolean closed;
 
-    ClusterSubscription(FelixCluster cluster, StreamRef stream, int shard, StartPosition first) {
+    ClusterSubscription(FelixCluster cluster, StreamRef stream, int shard, StartPosition first, InetSocketAddress via) {
+        this.via = via;
         this.cluster = cluster;
         this.stream = stream;
         this.shard = shard;
@@ -86,6 +91,9 @@ public final class ClusterSubscription implements AutoCloseable {
                 }
                 current.close();
                 current = null;
+                if (e.code() == ErrorCode.RESYNC && e.availableOffset() >= 0) {
+                    resumeAt = e.availableOffset(); // a relay lost what it had not delivered: from exactly there
+                }
                 cluster.routes().forget(stream.toString(), shard);
                 cluster.resubscribed();
                 if (!Backoff.pause(attempt++, deadline)) {
@@ -102,16 +110,33 @@ public final class ClusterSubscription implements AutoCloseable {
      */
     private FelixClientException subscribe(long deadline) {
         FelixClientException failure = null;
+        boolean tryVia = via != null;
         while (!closed) {
+            if (tryVia) {
+                try {
+                    current = cluster.node(via).subscribe(options());
+                    return null;
+                } catch (FelixClientException e) {
+                    failure = e;
+                    if (!retriable(e)) {
+                        throw e;
+                    }
+                    tryVia = e.code() != ErrorCode.NOT_LEADER; // it does not relay: the leader, this round
+                }
+                if (tryVia && !Backoff.pause(attempt++, deadline)) {
+                    return failure;
+                }
+                if (tryVia) {
+                    continue;
+                }
+            }
             InetSocketAddress leader = cluster.leaderOf(stream, shard);
             if (leader == null) {
                 failure = new FelixClientException(ErrorCode.UNAVAILABLE, "no node leads shard " + shard + " of "
                         + stream + " at the moment");
             } else {
-                SubscribeOptions options = SubscribeOptions.of(stream).onShard(shard)
-                        .from(resumeAt >= 0 ? StartPosition.offset(resumeAt) : first);
                 try {
-                    current = cluster.node(leader).subscribe(options);
+                    current = cluster.node(leader).subscribe(options());
                     return null;
                 } catch (FelixClientException e) {
                     failure = e;
@@ -132,13 +157,17 @@ public final class ClusterSubscription implements AutoCloseable {
         return new FelixClientException(ErrorCode.CONNECTION_LOST, "the subscription was closed");
     }
 
+    private SubscribeOptions options() {
+        return SubscribeOptions.of(stream).onShard(shard).from(resumeAt >= 0 ? StartPosition.offset(resumeAt) : first);
+    }
+
     /**
      * Whether a new leader may cure {@code e}: the node went away or stopped leading, or (on a resume) a
      * freshly promoted leader does not yet serve the offset this subscription had reached.
      */
     private boolean retriable(FelixClientException e) {
         return switch (e.code()) {
-            case NOT_LEADER, UNAVAILABLE, CONNECTION_LOST, BROKER_SHUTTING_DOWN, TIMEOUT -> true;
+            case NOT_LEADER, UNAVAILABLE, CONNECTION_LOST, BROKER_SHUTTING_DOWN, TIMEOUT, RESYNC -> true;
             case CURSOR_IN_FUTURE -> resumeAt >= 0;
             default -> false;
         };

@@ -104,7 +104,20 @@ public final class FelixCluster implements AutoCloseable {
      * failover the subscription continues at its last offset + 1 on the new leader.
      */
     public ClusterSubscription subscribe(StreamRef stream, int shard, StartPosition from) {
-        ClusterSubscription s = new ClusterSubscription(this, stream, shard, from);
+        return subscribe(stream, shard, from, null);
+    }
+
+    /**
+     * Subscribes to shard {@code shard} of {@code stream} on node {@code via} (one of the cluster's nodes), which
+     * relays it from the shard's leader when it does not lead it itself ({@code cluster_relay_subscribe}): spreading
+     * subscribers over the nodes spreads the fanout. A node that does not relay answers {@code not_leader}, and the
+     * subscription goes to the leader instead, for that try. A {@code resync} from the relay (it lost events it had
+     * not delivered) resumes at the offset it names, on {@code via} again; so does a failover.
+     *
+     * @param via the node to ask first; null for the leader
+     */
+    public ClusterSubscription subscribe(StreamRef stream, int shard, StartPosition from, InetSocketAddress via) {
+        ClusterSubscription s = new ClusterSubscription(this, stream, shard, from, via);
         s.start();
         return s;
     }

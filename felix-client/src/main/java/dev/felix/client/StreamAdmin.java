@@ -26,7 +26,7 @@ public final class StreamAdmin {
         Message reply = request(new Message.StreamCreate(stream.tenant(), stream.namespace(), stream.stream(),
                 spec.shards(), spec.durable(), spec.fsync(), spec.retentionBytes(),
                 spec.retentionAge() == null ? null : spec.retentionAge().toMillis(), ids.incrementAndGet(),
-                spec.consistency(), spec.replicas()));
+                spec.consistency(), spec.replicas(), spec.noReplay() ? Boolean.TRUE : null));
         return ((Message.StreamInfo) reply).stream();
     }
 

@@ -12,9 +12,17 @@ import java.time.Duration;
  * @param retentionAge    durable only: age bound, or null
  * @param consistency     cluster, durable only: {@code leader} or {@code quorum}; null = {@code leader}
  * @param replicas        cluster, durable only: copies of each shard; null = the cluster's default
+ * @param noReplay        ephemeral only: no subscriber needs a lost event again (presence, live telemetry): a node
+ *                        relaying the stream counts what it loses and never fences or closes a subscriber for it
  */
 public record StreamSpec(int shards, boolean durable, String fsync, Long retentionBytes, Duration retentionAge,
-                         String consistency, Integer replicas) {
+                         String consistency, Integer replicas, boolean noReplay) {
+
+    /** Without {@code no_replay}. */
+    public StreamSpec(int shards, boolean durable, String fsync, Long retentionBytes, Duration retentionAge,
+            String consistency, Integer replicas) {
+        this(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas, false);
+    }
 
     /** Without replication settings (a single node, or the cluster's defaults). */
     public StreamSpec(int shards, boolean durable, String fsync, Long retentionBytes, Duration retentionAge) {
@@ -23,7 +31,12 @@ public record StreamSpec(int shards, boolean durable, String fsync, Long retenti
 
     /** This definition with a consistency and replica count (a cluster's durable stream). */
     public StreamSpec replicated(String consistency, Integer replicas) {
-        return new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas);
+        return new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas, noReplay);
+    }
+
+    /** This (ephemeral) definition with {@code no_replay}. */
+    public StreamSpec withoutReplay() {
+        return new StreamSpec(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas, true);
     }
 
     public static StreamSpec ephemeral(int shards) {

@@ -233,7 +233,8 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
 
     private static boolean healable(Gap gap) {
         return gap.to() != Long.MAX_VALUE && switch (gap.reason()) {
-            case "queue_overflow", "client_queue_overflow", "unannounced" -> true;
+            // relay_lag: a relaying node lost them; the log (or memory) still has them, like an overflow
+            case "queue_overflow", "client_queue_overflow", "unannounced", "relay_lag" -> true;
             default -> false; // retention: already gone; incarnation: a different numbering
         };
     }

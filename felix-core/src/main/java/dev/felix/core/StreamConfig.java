@@ -23,9 +23,12 @@ import java.util.Locale;
  * @param replicas        durable streams in a cluster: copies of each shard, the leader's included
  *                        (1–{@value #MAX_REPLICAS}); 0 = the cluster's default, {@code min(3, nodes)}.
  *                        Ephemeral shards are never replicated.
+ * @param noReplay        ephemeral streams only: no subscriber ever needs a lost event again (presence, live
+ *                        telemetry), so a node relaying the stream only counts what it loses, never fencing or
+ *                        closing a subscriber for it (it still never delivers an event late)
  */
 public record StreamConfig(int shards, boolean durable, Fsync fsync, long retentionBytes, Duration retentionAge,
-                           Consistency consistency, int replicas) {
+                           Consistency consistency, int replicas, boolean noReplay) {
 
     /** Largest shard count of one stream. */
     public static final int MAX_SHARDS = 1024;
@@ -92,6 +95,16 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
             throw new IllegalArgumentException("replicas applies to durable streams only: an ephemeral stream"
                     + " is not replicated");
         }
+        if (durable && noReplay) {
+            throw new IllegalArgumentException("no_replay applies to ephemeral streams only: a durable stream's"
+                    + " subscribers can always replay from its log");
+        }
+    }
+
+    /** Without {@code no_replay}. */
+    public StreamConfig(int shards, boolean durable, Fsync fsync, long retentionBytes, Duration retentionAge,
+            Consistency consistency, int replicas) {
+        this(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas, false);
     }
 
     /** Consistency {@code leader}, the cluster's default replica count. */
@@ -107,7 +120,7 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
     /** A builder starting from this definition. */
     public Builder toBuilder() {
         return new Builder().shards(shards).durable(durable).fsync(fsync).retentionBytes(retentionBytes)
-                .retentionAge(retentionAge).consistency(consistency).replicas(replicas);
+                .retentionAge(retentionAge).consistency(consistency).replicas(replicas).noReplay(noReplay);
     }
 
     /** This definition with another consistency and replica count (shorthand for the builder's). */
@@ -166,6 +179,7 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
         private Duration retentionAge;
         private Consistency consistency = DEFAULT_CONSISTENCY;
         private int replicas = DEFAULT_REPLICAS;
+        private boolean noReplay;
 
         private Builder() {
         }
@@ -215,9 +229,22 @@ public record StreamConfig(int shards, boolean durable, Fsync fsync, long retent
             return this;
         }
 
-        /** The definition; refuses retention, {@code quorum} or replicas &gt; 1 on an ephemeral stream. */
+        /**
+         * Ephemeral streams: lost events are never replayed to anyone (see {@link StreamConfig#noReplay()});
+         * default false.
+         */
+        public Builder noReplay(boolean value) {
+            this.noReplay = value;
+            return this;
+        }
+
+        /**
+         * The definition; refuses retention, {@code quorum} or replicas &gt; 1 on an ephemeral stream, and
+         * {@code no_replay} on a durable one.
+         */
         public StreamConfig build() {
-            return new StreamConfig(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas);
+            return new StreamConfig(shards, durable, fsync, retentionBytes, retentionAge, consistency, replicas,
+                    noReplay);
         }
     }
 }

@@ -131,6 +131,9 @@ class ConfigBuildersTest {
         StreamConfig durable = StreamConfig.builder().durable(true).retentionBytes(10).consistency(Consistency.QUORUM)
                 .replicas(3).build();
         assertThat(durable.replicas()).isEqualTo(3);
+        StreamConfig.Builder durableNoReplay = StreamConfig.builder().durable(true).noReplay(true);
+        assertThatThrownBy(durableNoReplay::build).hasMessageContaining("no_replay applies to ephemeral streams only");
+        assertThat(StreamConfig.builder().noReplay(true).build().toBuilder().build().noReplay()).isTrue();
     }
 
     @Test

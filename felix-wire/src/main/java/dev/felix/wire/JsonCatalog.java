@@ -95,7 +95,7 @@ final class JsonCatalog {
 
     static final JsonSchema<StreamDescription> STREAM_DESCRIPTION = JsonSchema.<StreamDescription>of("stream",
         v -> new StreamDescription(v.str(0), v.str(1), v.str(2), v.u32(3), v.bool(4), v.str(5), v.optU64(6),
-            v.optU64(7), v.list(8), v.str(9), v.optInt(10)),
+            v.optU64(7), v.list(8), v.str(9), v.optInt(10), v.optBool(11)),
         req("tenant_id", STR, StreamDescription::tenantId),
         req("namespace", STR, StreamDescription::namespace),
         req("stream", STR, StreamDescription::stream),
@@ -106,7 +106,8 @@ final class JsonCatalog {
         opt("retention_age_ms", U64, StreamDescription::retentionAgeMs),
         objects("shard_info", NULLABLE, SHARD_INFO, StreamDescription::shardInfo),
         opt("consistency", STR, StreamDescription::consistency),
-        opt("replicas", U32, StreamDescription::replicas));
+        opt("replicas", U32, StreamDescription::replicas),
+        opt("no_replay", BOOL, StreamDescription::noReplay));
 
     static final JsonSchema<ClusterNodeStatus> CLUSTER_NODE = JsonSchema.<ClusterNodeStatus>of("nodes",
         v -> new ClusterNodeStatus(v.str(0), v.str(1), v.str(2)),
@@ -316,7 +317,7 @@ final class JsonCatalog {
 
         put(MessageType.STREAM_CREATE, JsonSchema.<StreamCreate>of("stream_create",
             v -> new StreamCreate(v.str(0), v.str(1), v.str(2), v.optInt(3), v.optBool(4), v.str(5), v.optU64(6),
-                v.optU64(7), v.optU64(8), v.str(9), v.optInt(10)),
+                v.optU64(7), v.optU64(8), v.str(9), v.optInt(10), v.optBool(11)),
             req("tenant_id", STR, StreamCreate::tenantId),
             req("namespace", STR, StreamCreate::namespace),
             req("stream", STR, StreamCreate::stream),
@@ -327,7 +328,8 @@ final class JsonCatalog {
             opt("retention_age_ms", U64, StreamCreate::retentionAgeMs),
             opt("request_id", U64, StreamCreate::requestId),
             opt("consistency", STR, StreamCreate::consistency),
-            opt("replicas", U32, StreamCreate::replicas)));
+            opt("replicas", U32, StreamCreate::replicas),
+            opt("no_replay", BOOL, StreamCreate::noReplay)));
 
         put(MessageType.STREAM_DESCRIBE, JsonSchema.<StreamDescribe>of("stream_describe",
             v -> new StreamDescribe(v.str(0), v.str(1), v.str(2), v.optU64(3)),

@@ -706,10 +706,13 @@ public sealed interface Message extends WirePayload {
      * @param retentionBytes u64
      * @param retentionAgeMs u64
      * @param requestId      u64, echoed in the reply
+     * @param consistency    {@code leader | quorum} (a cluster's durable streams)
+     * @param replicas       u32 copies of each shard (a cluster's durable streams)
+     * @param noReplay       ephemeral streams: lost events are only counted by a relaying node, never replayed
      */
     record StreamCreate(String tenantId, String namespace, String stream, Integer shards, Boolean durable,
                         String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId, String consistency,
-                        Integer replicas)
+                        Integer replicas, Boolean noReplay)
         implements Message {
         public StreamCreate {
             Objects.requireNonNull(tenantId, "tenant_id");
@@ -721,7 +724,15 @@ public sealed interface Message extends WirePayload {
         public StreamCreate(String tenantId, String namespace, String stream, Integer shards, Boolean durable,
                 String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId) {
             this(tenantId, namespace, stream, shards, durable, fsync, retentionBytes, retentionAgeMs, requestId, null,
-                    null);
+                    null, null);
+        }
+
+        /** Without {@code no_replay}. */
+        public StreamCreate(String tenantId, String namespace, String stream, Integer shards, Boolean durable,
+                String fsync, Long retentionBytes, Long retentionAgeMs, Long requestId, String consistency,
+                Integer replicas) {
+            this(tenantId, namespace, stream, shards, durable, fsync, retentionBytes, retentionAgeMs, requestId,
+                    consistency, replicas, null);
         }
 
         @Override

@@ -22,10 +22,20 @@ import java.util.Objects;
  * @param shardInfo      per-shard offsets, or null when not reported (the list is copied)
  * @param consistency    {@code leader | quorum}, or null when not clustered
  * @param replicas       u32 copies of each shard, or null when not clustered
+ * @param noReplay       true for an ephemeral stream created with {@code no_replay}; null (absent) otherwise
  */
 public record StreamDescription(
     String tenantId, String namespace, String stream, int shards, boolean durable, String fsync,
-    Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo, String consistency, Integer replicas) {
+    Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo, String consistency, Integer replicas,
+    Boolean noReplay) {
+
+    /** Without {@code no_replay}. */
+    public StreamDescription(String tenantId, String namespace, String stream, int shards, boolean durable,
+            String fsync, Long retentionBytes, Long retentionAgeMs, List<ShardInfo> shardInfo, String consistency,
+            Integer replicas) {
+        this(tenantId, namespace, stream, shards, durable, fsync, retentionBytes, retentionAgeMs, shardInfo,
+                consistency, replicas, null);
+    }
 
     /** A stream of a broker that is not clustered. */
     public StreamDescription(String tenantId, String namespace, String stream, int shards, boolean durable,

@@ -239,6 +239,9 @@ class JsonMessagesTest {
         canonical(new StreamCreate("t1", "default", "tmp", null, false, null, null, null, null),
             "{\"type\":\"stream_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"stream\":\"tmp\","
                 + "\"durable\":false}");
+        canonical(new StreamCreate("t1", "default", "presence", null, false, null, null, null, null, null, null, true),
+            "{\"type\":\"stream_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"stream\":\"presence\","
+                + "\"durable\":false,\"no_replay\":true}");
         canonical(new StreamDescribe("t1", "default", "orders", 12L),
             "{\"type\":\"stream_describe\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"stream\":\"orders\","
                 + "\"request_id\":12}");

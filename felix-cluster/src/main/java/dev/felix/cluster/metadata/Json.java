@@ -422,6 +422,9 @@ final class Json {
         }
         o.put("consistency", c.consistency().wireName());
         o.put("replicas", c.replicas());
+        if (c.noReplay()) {
+            o.put("no_replay", true);
+        }
         return o;
     }
 
@@ -429,7 +432,8 @@ final class Json {
         return new StreamConfig((int) lng(o, "shards"), bool(o, "durable"), StreamConfig.Fsync.parse(text(o, "fsync")),
                 lng(o, "retention_bytes"),
                 o.has("retention_age_ms") ? Duration.ofMillis(lng(o, "retention_age_ms")) : null,
-                Consistency.parse(text(o, "consistency")), (int) lng(o, "replicas"));
+                Consistency.parse(text(o, "consistency")), (int) lng(o, "replicas"),
+                o.has("no_replay") && bool(o, "no_replay"));
     }
 
     private static ObjectNode cacheConfig(CacheConfig c) {

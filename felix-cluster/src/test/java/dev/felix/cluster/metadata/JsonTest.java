@@ -46,6 +46,8 @@ class JsonTest {
                 new Command.CreateTenant("t"),
                 new Command.CreateStream(new StreamName("t", "n.s", "s-1"), FULL),
                 new Command.CreateStream(new StreamName("t", "ns", "e"), StreamConfig.ephemeral(2)),
+                new Command.CreateStream(new StreamName("t", "ns", "presence"),
+                        StreamConfig.builder().noReplay(true).build()),
                 new Command.DeleteStream(new StreamName("t", "ns", "s")),
                 new Command.CreateCache(new CacheName("t", "ns", "c"), CACHE),
                 new Command.CreateCache(new CacheName("t", "ns", "m"), CacheConfig.memory()),

@@ -29,6 +29,9 @@ final class DefinitionCodecs {
         }
         p.setProperty("consistency", c.consistency().wireName());
         p.setProperty("replicas", Integer.toString(c.replicas()));
+        if (c.noReplay()) {
+            p.setProperty("no_replay", "true");
+        }
         return p;
     }
 
@@ -42,6 +45,7 @@ final class DefinitionCodecs {
                 .retentionAge(age == null ? null : Duration.ofMillis(Long.parseLong(age)))
                 .consistency(dev.felix.core.Consistency.parse(p.getProperty("consistency", "leader")))
                 .replicas(Integer.parseInt(p.getProperty("replicas", "0")))
+                .noReplay(Boolean.parseBoolean(p.getProperty("no_replay", "false")))
                 .build();
     }
 

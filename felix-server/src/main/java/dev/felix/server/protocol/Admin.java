@@ -137,8 +137,13 @@ final class Admin {
                     : "replicas " + replicas) + " needs a cluster; this broker is a single node (start it with"
                     + " --cluster-bootstrap or --cluster-join to form one)");
         }
+        boolean noReplay = Boolean.TRUE.equals(c.noReplay());
+        if (durable && noReplay) {
+            throw new FelixException(ErrorCode.BAD_REQUEST, "no_replay applies to ephemeral streams only: a durable"
+                    + " stream's subscribers can always replay from its log");
+        }
         return StreamConfig.builder().shards(shards).durable(durable).fsync(fsync).retentionBytes(retentionBytes)
-                .retentionAge(age).consistency(consistency).replicas(replicas).build();
+                .retentionAge(age).consistency(consistency).replicas(replicas).noReplay(noReplay).build();
     }
 
     static StreamDescription describe(ServerContext context, StreamInfo info) {
@@ -172,7 +177,7 @@ final class Admin {
                 c.retentionAge() != null ? c.retentionAge().toMillis() : null,
                 loaded ? shards : null,
                 context.cluster != null ? c.consistency().wireName() : null,
-                replicas);
+                replicas, c.noReplay() ? Boolean.TRUE : null);
     }
 
     private static long uid(ServerContext context, StreamName name) {

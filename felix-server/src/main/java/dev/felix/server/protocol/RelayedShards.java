@@ -117,7 +117,8 @@ public final class RelayedShards implements AutoCloseable {
                     + ServerContext.MAX_SUBSCRIPTIONS_PER_CONNECTION + " subscriptions already").toException());
         }
         RelayKey key = new RelayKey(name, shard);
-        StreamKind kind = !stream.config().durable() ? StreamKind.EPHEMERAL : StreamKind.DURABLE;
+        StreamKind kind = stream.config().durable() ? StreamKind.DURABLE
+                : stream.config().noReplay() ? StreamKind.EPHEMERAL_NO_REPLAY : StreamKind.EPHEMERAL;
         boolean gapCapable = Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES);
         long from = start == null || start instanceof dev.felix.wire.StartPosition.Latest ? LATEST
                 : start instanceof dev.felix.wire.StartPosition.AtOffset at ? at.offset()
