@@ -176,7 +176,7 @@ public final class FelixServer implements AutoCloseable {
                 : new StaticTokenAuthenticator(config.authTokens());
         dev.felix.server.protocol.RelayedShards relayed = member != null && config.cluster().relaySubscribe()
                 ? dev.felix.server.protocol.RelayedShards.start(broker, member.view(), member.peer(),
-                        config.cluster().relay(), registry) : null;
+                        config.cluster().relay(), registry, member.replication()) : null;
         ServerContext context = new ServerContext(broker, config, auth, metrics,
                 member == null ? null : member.view(), member == null ? null : member.replication(), relayed);
         contextRef[0] = context;

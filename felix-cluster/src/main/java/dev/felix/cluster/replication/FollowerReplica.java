@@ -45,8 +45,9 @@ final class FollowerReplica {
     private final SerialLane lane;
     private final ScheduledExecutorService timer;
 
+    // Written on the lane; read by follower reads and adoption from any thread.
+    private volatile SegmentedLog log;
     // Lane-confined.
-    private SegmentedLog log;
     private PeerStream stream;
     private long generation;
     private int failures;

@@ -128,6 +128,11 @@ final class ReplicaManager implements ClusterListener {
         return ready != null && ready == epoch;
     }
 
+    /** The follower copy of {@code key}, if this node follows it. */
+    Optional<FollowerReplica> follower(ShardKey key) {
+        return Optional.ofNullable(followers.get(key));
+    }
+
     long knownHighWatermark(ShardKey key) {
         FollowerReplica f = followers.get(key);
         if (f != null) {

@@ -166,6 +166,15 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
         return out;
     }
 
+    /**
+     * This node's own copy of {@code key} if it follows the unit and the copy has a log: reads from it are served
+     * up to the high watermark the leader told it (never a record a later truncation could remove). Empty when
+     * this node leads or does not hold the unit. Any thread.
+     */
+    public Optional<FollowerRead> followerRead(ShardKey key) {
+        return manager.follower(key).map(f -> new FollowerRead(f));
+    }
+
     /** Progress of {@code key} if this node leads it and its log is open. Any thread. */
     public Optional<LeaderProgress> progress(ShardKey key) {
         return leading(key).map(ReplicatedGate::progress);

@@ -67,9 +67,19 @@ public final class RelayedShards implements AutoCloseable {
     private final Map<RelayKey, Upstream> upstreams = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong(FIRST_ID);
     private final Replays replays;
+    /** This node's replicas (follower reads), or null. */
+    private final dev.felix.cluster.replication.Replication replication;
+    /** Reads replicas for replays (disk reads stay off the event loops and the relay's workers). */
+    private final java.util.concurrent.ExecutorService replayReader = java.util.concurrent.Executors
+            .newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "felix-relay-replay");
+                t.setDaemon(true);
+                return t;
+            });
 
     private RelayedShards(Broker broker, ClusterView view, PeerEndpoint peer, RelaySettings settings,
-            MeterRegistry registry) {
+            MeterRegistry registry, dev.felix.cluster.replication.Replication replication) {
+        this.replication = replication;
         this.broker = broker;
         this.view = view;
         this.peer = peer;
@@ -79,8 +89,8 @@ public final class RelayedShards implements AutoCloseable {
 
     /** Starts this node's relay (its threads and {@code felix_relay_*} meters in {@code registry}). */
     public static RelayedShards start(Broker broker, ClusterView view, PeerEndpoint peer, RelaySettings settings,
-            MeterRegistry registry) {
-        return new RelayedShards(broker, view, peer, settings, registry);
+            MeterRegistry registry, dev.felix.cluster.replication.Replication replication) {
+        return new RelayedShards(broker, view, peer, settings, registry, replication);
     }
 
     /** Upstreams open now (one per relayed shard). */
@@ -157,6 +167,23 @@ public final class RelayedShards implements AutoCloseable {
         up.replay(subscription, feed, fromOffset);
     }
 
+    /** This node's own copy of a durable shard it follows, if it holds one (follower reads). */
+    private dev.felix.cluster.replication.FollowerRead followerRead(RelayKey key) {
+        if (replication == null) {
+            return null;
+        }
+        try {
+            var record = broker.metadata().stream(key.stream());
+            if (record.isEmpty() || !record.get().config().durable()) {
+                return null;
+            }
+            return replication.followerRead(dev.felix.cluster.ShardKey.stream(record.get().uid(), key.shard()))
+                    .orElse(null);
+        } catch (FelixException e) {
+            return null;
+        }
+    }
+
     private InetSocketAddress peerAddress(String nodeId) {
         NodeInfo node = view.node(nodeId).orElse(null);
         return node == null || node.peerAddress() == null ? null : address(node.peerAddress());
@@ -165,6 +192,7 @@ public final class RelayedShards implements AutoCloseable {
     @Override
     public void close() {
         relay.close();
+        replayReader.shutdownNow();
         for (Upstream u : List.copyOf(upstreams.values())) {
             PeerStream st = u.stream;
             if (st != null) {
@@ -254,7 +282,8 @@ public final class RelayedShards implements AutoCloseable {
             InetSocketAddress address = peerAddress(leader);
             replays.started.increment();
             LogReplay replay = new LogReplay(key, sub, feed, from, leader, () -> next,
-                    rejoined -> (rejoined ? replays.rejoined : replays.failed).increment());
+                    rejoined -> (rejoined ? replays.rejoined : replays.failed).increment(), followerRead(key),
+                    replayReader, replays.fromReplica, replays.fromLeader);
             if (address == null) {
                 replay.onClosed(null, new IllegalStateException("node " + leader + " has no known peer address"));
                 return;
@@ -339,11 +368,22 @@ public final class RelayedShards implements AutoCloseable {
         final io.micrometer.core.instrument.Counter started;
         final io.micrometer.core.instrument.Counter rejoined;
         final io.micrometer.core.instrument.Counter failed;
+        final io.micrometer.core.instrument.Counter fromReplica;
+        final io.micrometer.core.instrument.Counter fromLeader;
 
         Replays(MeterRegistry registry) {
             started = counter(registry, "started");
             rejoined = counter(registry, "rejoined");
             failed = counter(registry, "failed");
+            fromReplica = events(registry, "replica");
+            fromLeader = events(registry, "leader");
+        }
+
+        private static io.micrometer.core.instrument.Counter events(MeterRegistry registry, String source) {
+            return io.micrometer.core.instrument.Counter.builder("felix.relay.replayed.events")
+                    .description("Events replays delivered, by where they were read: this node's own replica"
+                            + " (follower reads) or the shard's leader")
+                    .tag("source", source).register(registry);
         }
 
         private static io.micrometer.core.instrument.Counter counter(MeterRegistry registry, String outcome) {
