@@ -48,8 +48,8 @@ class WatchEncodeOnceTest {
                     mirrors.add(c.mirror(CACHE, null));
                 }
                 var metrics = broker.server().metrics();
-                long written = metrics.watchChangesWritten.sum();
-                long encoded = metrics.watchChangeEncodings.sum();
+                long written = metrics.watchChangesWrittenBinary.sum();
+                long encoded = metrics.watchChangeEncodingsBinary.sum();
                 Map<String, String> expected = new HashMap<>();
                 List<CompletableFuture<Long>> puts = new ArrayList<>();
                 for (int i = 0; i < CHANGES; i++) {
@@ -65,9 +65,9 @@ class WatchEncodeOnceTest {
                     m.snapshot().forEach((k, v) -> copy.put(k, new String(v, StandardCharsets.UTF_8)));
                     assertThat(copy).isEqualTo(expected);
                 }
-                assertThat(metrics.watchChangesWritten.sum() - written).isEqualTo((long) MIRRORS * CHANGES);
+                assertThat(metrics.watchChangesWrittenBinary.sum() - written).isEqualTo((long) MIRRORS * CHANGES);
                 // One event loop serves the broker here: one encoding per change.
-                assertThat(metrics.watchChangeEncodings.sum() - encoded).isEqualTo(CHANGES);
+                assertThat(metrics.watchChangeEncodingsBinary.sum() - encoded).isEqualTo(CHANGES);
             } finally {
                 for (FelixClient c : clients) {
                     c.close();

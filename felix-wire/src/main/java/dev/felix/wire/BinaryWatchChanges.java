@@ -76,7 +76,12 @@ public record BinaryWatchChanges(List<Message.WatchChange> changes) implements B
 
     /** Whether {@code c}'s op has a binary code (a newer op goes as JSON); key lengths are checked on encoding. */
     public static boolean canCarry(Message.WatchChange c) {
-        return opCode(c.op()) >= 0;
+        return canCarryOp(c.op());
+    }
+
+    /** Whether the wire op name {@code op} has a binary code. */
+    public static boolean canCarryOp(String op) {
+        return opCode(op) >= 0;
     }
 
     /** The code of a wire op name, or -1 for an op this layout cannot carry. */

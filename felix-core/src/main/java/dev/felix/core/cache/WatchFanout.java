@@ -5,6 +5,7 @@ import dev.felix.core.FelixError;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.writer.HistoryRead;
 import dev.felix.storage.LogRecord;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,8 @@ final class WatchFanout {
     private final CacheMetrics metrics;
     private final ArrayList<Watcher> watchers = new ArrayList<>();
     private volatile int publishedWatchers;
+    /** The snapshot the last new watch started with, while some watch still reads it. Writer only. */
+    private WeakReference<SharedSnapshot> lastSnapshot = new WeakReference<>(null);
 
     WatchFanout(Cache cache, String label, CacheMetrics metrics) {
         this.cache = cache;
@@ -52,10 +55,9 @@ final class WatchFanout {
             CompletableFuture<CacheWatch> result) {
         long visible = s.visible();
         if (from == null) {
-            EntryTable.Node[] nodes = s.store.table().viewMatching(w.prefix);
             w.next = visible;
             w.mode = Watcher.Mode.LIVE;
-            boolean wake = w.queue.addSnapshot(visible, nodes);
+            boolean wake = w.queue.addSnapshot(snapshot(s, visible, w.prefix));
             attach(w);
             result.complete(new CacheWatch(cache, w, visible, true, incarnation));
             if (wake) {
@@ -89,6 +91,21 @@ final class WatchFanout {
         if (w.mode == Watcher.Mode.REPLAY) {
             pump(s, w);
         }
+    }
+
+    /**
+     * The snapshot a new watch of {@code prefix} starts with: the last one taken, while the cache has not changed
+     * since and it is still in use, else a new one. Many watches starting together (mirrors reconnecting) share
+     * one snapshot and its chunks.
+     */
+    private SharedSnapshot snapshot(Cache.State s, long visible, String prefix) {
+        SharedSnapshot last = lastSnapshot.get();
+        if (last != null && last.isFor(s, visible, prefix)) {
+            return last;
+        }
+        SharedSnapshot fresh = new SharedSnapshot(s, visible, prefix, s.store.table().viewMatching(prefix));
+        lastSnapshot = new WeakReference<>(fresh);
+        return fresh;
     }
 
     /** Offers a newly committed change to every live watcher. */
