@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * <p>Chunks are cut lazily, as the first watch polls them ({@value WatcherQueue#CHUNK_ENTRIES} entries or
  * {@value WatcherQueue#CHUNK_BYTES} bytes at most, at least one entry), and kept for the watches behind it.
- * The snapshot lives while some watch still has chunks of it to poll; the cache keeps it only weakly.
+ * The snapshot lives while some watch still has chunks of it to poll; the cache keeps it, softly, only until
+ * its next change.
  *
  * <p><b>Threads.</b> Created by the cache's writer; {@link #chunk(int)} is called by the consumers of several
  * watches at once and is synchronized. The nodes and the chunks are immutable.

@@ -15,6 +15,7 @@ import dev.felix.server.metrics.BrokerMetrics;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
 import dev.felix.wire.Message;
 import java.util.concurrent.CompletionException;
 
@@ -100,6 +101,19 @@ final class WatchWriter extends PulledWriter implements WatchListener {
     @Override
     public void onReady() {
         wake();
+    }
+
+    /**
+     * Writable again: the next turn is queued like any other, not run at once from the transport's callback, so
+     * that it does not jump ahead of replies already waiting for the event loop (nor run a second turn of this
+     * watch beside one already queued).
+     */
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            wake();
+        }
+        ctx.fireChannelWritabilityChanged();
     }
 
     @Override
