@@ -14,9 +14,9 @@ import dev.felix.core.cache.WatchListener;
 import dev.felix.server.metrics.BrokerMetrics;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
+import dev.felix.wire.Message;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import dev.felix.wire.Message;
 import java.util.concurrent.CompletionException;
 
 /**
