@@ -2,6 +2,7 @@ package dev.felix.client;
 
 import dev.felix.wire.ErrorCode;
 import dev.felix.wire.CacheEntry;
+import dev.felix.wire.BinaryWatchChanges;
 import dev.felix.wire.Message;
 import dev.felix.wire.WirePayload;
 import java.time.Duration;
@@ -257,19 +258,11 @@ public final class CacheMirror implements AutoCloseable {
                 }
             }
         } else if (payload instanceof Message.WatchChange c) {
-            if (c.offset() < nextOffset) {
-                return; // already applied (cannot happen with a well-behaved broker; harmless)
-            }
-            if (Message.WatchChange.OP_PUT.equals(c.op())) {
-                data.put(c.key(), c.value());
-            } else {
-                data.remove(c.key());
-            }
-            nextOffset = c.offset() + 1;
-            changesApplied.incrementAndGet();
-            markLive();
-            for (Listener l : listeners) {
-                l.onChange(c.key(), Message.WatchChange.OP_PUT.equals(c.op()) ? c.value() : null, c.offset());
+            apply(c);
+        } else if (payload instanceof BinaryWatchChanges b) {
+            // BINARY_WATCH: the same changes without JSON and base64; JSON ones may arrive on the same stream too
+            for (Message.WatchChange c : b.changes()) {
+                apply(c);
             }
         } else if (payload instanceof Message.WatchEnded ended) {
             live = false;
@@ -284,6 +277,23 @@ public final class CacheMirror implements AutoCloseable {
             } else {
                 end(ClientFrames.toException(error));
             }
+        }
+    }
+
+    private void apply(Message.WatchChange c) {
+        if (c.offset() < nextOffset) {
+            return; // already applied (cannot happen with a well-behaved broker; harmless)
+        }
+        if (Message.WatchChange.OP_PUT.equals(c.op())) {
+            data.put(c.key(), c.value());
+        } else {
+            data.remove(c.key());
+        }
+        nextOffset = c.offset() + 1;
+        changesApplied.incrementAndGet();
+        markLive();
+        for (Listener l : listeners) {
+            l.onChange(c.key(), Message.WatchChange.OP_PUT.equals(c.op()) ? c.value() : null, c.offset());
         }
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.wire.BinaryEventBatch;
 import dev.felix.wire.BinarySharedEventBatch;
+import dev.felix.wire.BinaryWatchChanges;
 import dev.felix.wire.CacheEntry;
 import dev.felix.wire.FrameHeader;
 import dev.felix.wire.Message;
@@ -47,7 +48,10 @@ class ClientFrameDecodingTest {
                 new Message.ErrorMessage("stream 't1/default/x' not found", "not_found", null),
                 new Message.WatchSnapshot(12, List.of(new CacheEntry("k", bytes("v"), null)), true),
                 new Message.WatchChange(12, "k", Message.WatchChange.OP_PUT, bytes("v2"), null),
-                new Message.WatchEnded(13, "overloaded", "watcher queue full"));
+                new BinaryWatchChanges(List.of(
+                        new Message.WatchChange(13, "k", Message.WatchChange.OP_PUT, big, 1_700_000_000_000L),
+                        new Message.WatchChange(14, "k", Message.WatchChange.OP_DELETE, null, null))),
+                new Message.WatchEnded(15, "overloaded", "watcher queue full"));
     }
 
     private static byte[] bytes(String s) {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A cache change is encoded once and its frame shared by every watch it reaches (issue 12 item 5), not encoded
- * once per watcher; every mirror still ends up with every change.
+ * once per watcher; every mirror still ends up with every change. Likewise the chunks of a snapshot many mirrors
+ * start at together are encoded once for all of them.
  */
 @Timeout(120)
 class WatchEncodeOnceTest {
@@ -48,8 +49,8 @@ class WatchEncodeOnceTest {
                     mirrors.add(c.mirror(CACHE, null));
                 }
                 var metrics = broker.server().metrics();
-                long written = metrics.watchChangesWritten.sum();
-                long encoded = metrics.watchChangeEncodings.sum();
+                long written = metrics.watchChangesWrittenBinary.sum();
+                long encoded = metrics.watchChangeEncodingsBinary.sum();
                 Map<String, String> expected = new HashMap<>();
                 List<CompletableFuture<Long>> puts = new ArrayList<>();
                 for (int i = 0; i < CHANGES; i++) {
@@ -65,14 +66,44 @@ class WatchEncodeOnceTest {
                     m.snapshot().forEach((k, v) -> copy.put(k, new String(v, StandardCharsets.UTF_8)));
                     assertThat(copy).isEqualTo(expected);
                 }
-                assertThat(metrics.watchChangesWritten.sum() - written).isEqualTo((long) MIRRORS * CHANGES);
+                assertThat(metrics.watchChangesWrittenBinary.sum() - written).isEqualTo((long) MIRRORS * CHANGES);
                 // One event loop serves the broker here: one encoding per change.
-                assertThat(metrics.watchChangeEncodings.sum() - encoded).isEqualTo(CHANGES);
+                assertThat(metrics.watchChangeEncodingsBinary.sum() - encoded).isEqualTo(CHANGES);
             } finally {
                 for (FelixClient c : clients) {
                     c.close();
                 }
             }
+        }
+    }
+
+    @Test
+    void snapshotChunksAreEncodedOnce_forTwentyMirrorsStartingAtOneSnapshot() throws Exception {
+        int entries = 2_500; // three chunks of at most 1,024 entries
+        try (TestBroker broker = TestBroker.start(dir); FelixClient writer = broker.connect();
+                FelixClient watchers = broker.connect(); FelixClient more = broker.connect()) {
+            writer.caches().create(CACHE, CacheSpec.memory());
+            Cache cache = writer.cache(CACHE);
+            List<CompletableFuture<Long>> puts = new ArrayList<>();
+            for (int i = 0; i < entries; i++) {
+                puts.add(cache.putAsync("k" + i, ("v" + i).getBytes(StandardCharsets.UTF_8), null));
+            }
+            puts.forEach(CompletableFuture::join);
+            var metrics = broker.server().metrics();
+            long encoded = metrics.watchSnapshotEncodings.sum();
+            long written = metrics.watchSnapshotChunksWritten.sum();
+            List<CacheMirror> mirrors = new ArrayList<>();
+            for (int i = 0; i < 2 * MIRRORS; i++) {
+                mirrors.add((i % 2 == 0 ? watchers : more).mirror(CACHE, null));
+            }
+            for (CacheMirror m : mirrors) {
+                await().atMost(Duration.ofSeconds(30)).until(() -> m.size() == entries && m.caughtUp());
+                assertThat(m.get("k" + (entries - 1))).hasValueSatisfying(
+                        v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo("v" + (entries - 1)));
+            }
+            assertThat(metrics.watchSnapshotChunksWritten.sum() - written).isEqualTo(3L * 2 * MIRRORS);
+            // the cache did not change meanwhile: one snapshot, its three chunks encoded once for all twenty
+            assertThat(metrics.watchSnapshotEncodings.sum() - encoded).isEqualTo(3);
         }
     }
 }

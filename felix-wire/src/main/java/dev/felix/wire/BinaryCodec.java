@@ -293,6 +293,52 @@ final class BinaryCodec {
         return new BinaryMuxEventBatch(channels, baseOffset, payloads);
     }
 
+    static BinaryWatchChanges decodeWatchChanges(ByteBuffer payload) throws WireException {
+        Reader r = new Reader(payload, "watch changes");
+        long count = r.u32("count");
+        if (count == 0) {
+            throw new WireException(WireError.BAD_FIELD, "watch changes: count is 0 at offset 0 (at least one change)");
+        }
+        if (count > r.remaining() / BinaryWatchChanges.MIN_CHANGE_BYTES) {
+            throw new WireException(WireError.COUNT_TOO_LARGE, "watch changes: count " + count + " cannot fit in the "
+                + r.remaining() + " bytes that remain (each change needs at least "
+                + BinaryWatchChanges.MIN_CHANGE_BYTES + ")");
+        }
+        int n = (int) count;
+        List<Message.WatchChange> changes = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            r.need(BinaryWatchChanges.MIN_CHANGE_BYTES, "changes", i, "");
+            long offset = r.u64("offset");
+            int at = r.offset();
+            int code = r.u8("op");
+            String op = BinaryWatchChanges.opName(code);
+            if (op == null) {
+                throw new WireException(WireError.BAD_FIELD, "watch changes: changes[" + i + "].op " + code
+                    + " at offset " + at + " is not 0 (put), 1 (delete), 2 (expire) or 3 (evict)");
+            }
+            int fields = r.u8("fields");
+            if ((fields & ~(BinaryWatchChanges.HAS_VALUE | BinaryWatchChanges.HAS_EXPIRY)) != 0) {
+                throw new WireException(WireError.BAD_FIELD, "watch changes: changes[" + i + "].fields 0x"
+                    + Integer.toHexString(fields) + " at offset " + (at + 1) + " sets bits other than 0x01 (value)"
+                    + " and 0x02 (expires_at_ms)");
+            }
+            String key = r.str16("key");
+            byte[] value = null;
+            if ((fields & BinaryWatchChanges.HAS_VALUE) != 0) {
+                long len = r.u32("value length");
+                if (len > r.remaining()) {
+                    throw new WireException(WireError.TRUNCATED, "watch changes: changes[" + i + "].value: declares "
+                        + len + " bytes at offset " + r.offset() + ", only " + r.remaining() + " remain");
+                }
+                value = r.bytes((int) len, "value");
+            }
+            Long expiresAtMs = (fields & BinaryWatchChanges.HAS_EXPIRY) != 0 ? r.u64("expires_at_ms") : null;
+            changes.add(new Message.WatchChange(offset, key, op, value, expiresAtMs));
+        }
+        r.end();
+        return new BinaryWatchChanges(changes);
+    }
+
     private static boolean checkEventFlags(int flags, int layout) throws WireException {
         if (flags == layout) {
             return false;
@@ -324,6 +370,8 @@ final class BinaryCodec {
                 return decodeSharedEventBatch(flags, payload);
             case MUX_EVENT_BATCH:
                 return decodeMuxEventBatch(payload);
+            case WATCH_CHANGES:
+                return decodeWatchChanges(payload);
             case JSON:
             default:
                 throw new WireException(WireError.BAD_FLAG_COMBINATION,
@@ -395,6 +443,14 @@ final class BinaryCodec {
     }
 
     private static long payloadLength(BinaryPayload p, byte[][] names, byte[] message) {
+        if (p instanceof BinaryWatchChanges w) {
+            long len = 4;
+            for (Message.WatchChange c : w.changes()) {
+                len += BinaryWatchChanges.MIN_CHANGE_BYTES + name(c.key(), "key").length
+                    + (c.value() != null ? 4L + c.value().length : 0) + (c.expiresAtMs() != null ? 8 : 0);
+            }
+            return len;
+        }
         if (p instanceof BinaryRoutedPublishBatch r) {
             return AckedPublishPrefix.LENGTH + routeLength(r)
                 + publishBodyLength(names != null ? names : names(r.batch()), r.batch().payloads());
@@ -427,6 +483,31 @@ final class BinaryCodec {
 
     /** Writes the complete frame of {@code p} at {@code dst.position()}; nothing is written if it does not fit. */
     static void encodeFrame(BinaryPayload p, ByteBuffer dst) {
+        if (p instanceof BinaryWatchChanges w) {
+            long payloadLength = payloadLength(w, null, null);
+            if (dst.remaining() < checkedLength(payloadLength)) {
+                throw new BufferOverflowException();
+            }
+            FrameHeader.write(dst, w.frameFlags(), (int) payloadLength);
+            BigEndian.put32(dst, w.changes().size());
+            for (Message.WatchChange c : w.changes()) {
+                BigEndian.put64(dst, c.offset());
+                BigEndian.put8(dst, BinaryWatchChanges.opCode(c.op()));
+                BigEndian.put8(dst, (c.value() != null ? BinaryWatchChanges.HAS_VALUE : 0)
+                    | (c.expiresAtMs() != null ? BinaryWatchChanges.HAS_EXPIRY : 0));
+                byte[] key = name(c.key(), "key");
+                BigEndian.put16(dst, key.length);
+                dst.put(key);
+                if (c.value() != null) {
+                    BigEndian.put32(dst, c.value().length);
+                    dst.put(c.value());
+                }
+                if (c.expiresAtMs() != null) {
+                    BigEndian.put64(dst, c.expiresAtMs());
+                }
+            }
+            return;
+        }
         if (p instanceof BinaryEventBatch e) {
             byte[][] a = e.payloads().toArray(new byte[0][]);
             EventBatchEncoder.encode(dst, e.frameFlags(), true, e.subscriptionId(), e.baseOffset() != null,

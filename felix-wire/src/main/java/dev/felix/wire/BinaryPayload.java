@@ -7,5 +7,6 @@ package dev.felix.wire;
  */
 public sealed interface BinaryPayload extends WirePayload
     permits BinaryPublishBatch, BinaryAckedPublishBatch, BinaryPublishAck, BinaryEventBatch,
-    BinarySharedEventBatch, BinaryMuxEventBatch, BinaryRoutedPublishBatch, BinaryPublishResult {
+    BinarySharedEventBatch, BinaryMuxEventBatch, BinaryRoutedPublishBatch, BinaryPublishResult,
+    BinaryWatchChanges {
 }

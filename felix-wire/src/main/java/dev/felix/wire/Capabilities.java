@@ -78,6 +78,13 @@ public final class Capabilities {
      * code). A client sends {@code 0x0029} only to a broker that advertised it.
      */
     public static final int ROUTED_BINARY_PUBLISH = 0x0001 << EXT_SHIFT;
+    /**
+     * Second word bit {@code 0x0002}: cache changes on a watch stream as binary frames {@code 0x0026}
+     * ({@link BinaryWatchChanges}: no JSON, no base64), encoded once per change and shared by every watcher that
+     * negotiated it. A watcher without it gets JSON {@code watch_change}; snapshots and {@code watch_ended} stay
+     * JSON either way.
+     */
+    public static final int BINARY_WATCH = 0x0002 << EXT_SHIFT;
 
     /** The upstream frame-flag part of a capability word. */
     public static final int FRAME_FLAG_MASK = FrameFlags.KNOWN;
@@ -88,7 +95,7 @@ public final class Capabilities {
     /** Everything this codec understands in the first word; what a current broker advertises in {@code server_flags}. */
     public static final int ALL = FRAME_FLAG_MASK | EXTENSION_MASK;
     /** Everything this codec understands in the second word ({@code client_flags_ext} / {@code server_flags_ext}). */
-    public static final int EXT_ALL = ROUTED_BINARY_PUBLISH >>> EXT_SHIFT;
+    public static final int EXT_ALL = (ROUTED_BINARY_PUBLISH | BINARY_WATCH) >>> EXT_SHIFT;
     /** Both words: the whole capability set of a current peer. */
     public static final int ALL_WORDS = combine(ALL, EXT_ALL);
 
@@ -257,7 +264,7 @@ public final class Capabilities {
             "BINARY_PUBLISH_BATCH", "BINARY_EVENT_BATCH", "BINARY_EVENT_BATCH_SHARED",
             "BINARY_PUBLISH_ACKED", "BINARY_PUBLISH_ACK", "EVENT_BATCH_OFFSETS", null, null,
             "ERROR_CODES", "GAP_NOTICES", "SHARDS", "ADMIN", "CACHE_EXT", "CLUSTER", null, null,
-            "ROUTED_BINARY_PUBLISH"};
+            "ROUTED_BINARY_PUBLISH", "BINARY_WATCH"};
         StringJoiner j = new StringJoiner("|", (flags >>> EXT_SHIFT) != 0 ? String.format("0x%08X[", flags)
             : String.format("0x%04X[", flags & 0xFFFF), "]");
         for (int bit = 0; bit < 32; bit++) {

@@ -19,7 +19,11 @@ package dev.felix.wire;
  *  0x8024  multiplexed shared event batch           B to C      {@link BinaryMuxEventBatch}
  *  0x0029  routed acked publish batch (0x09|0x20)   C to B      {@link BinaryRoutedPublishBatch}
  *  0x0030  publish result (0x10|0x20)               B to C      {@link BinaryPublishResult}
+ *  0x0026  watch changes (0x02|0x04|0x20)           B to C      {@link BinaryWatchChanges}
  * </pre>
+ *
+ * <p>{@code 0x0026} is this project's extension ({@link Capabilities#BINARY_WATCH}): cache changes for a watch
+ * stream, sent only to a peer that advertised the capability.
  *
  * <p>{@code 0x0029} and {@code 0x0030} are this project's extension
  * ({@link Capabilities#ROUTED_BINARY_PUBLISH}): {@link #EVENT_BATCH_OFFSETS} ("with offsets") on the acked

@@ -1,7 +1,7 @@
 package dev.felix.wire;
 
 /**
- * The valid values of the frame {@code flags} field (wire v1's eight plus this project's multiplexed event batch, routed publish and publish result), i.e. the payload layouts of wire v1, with
+ * The valid values of the frame {@code flags} field (wire v1's eight plus this project's multiplexed event batch, routed publish, publish result and binary watch changes), i.e. the payload layouts of wire v1, with
  * the direction each may travel in. See {@link FrameFlags} for the table.
  */
 public enum PayloadKind {
@@ -26,7 +26,9 @@ public enum PayloadKind {
     /** {@code 0x0024}: {@link BinarySharedEventBatch} with base offset, broker to client. */
     SHARED_EVENT_BATCH_WITH_OFFSET(0x0024, Direction.BROKER_TO_CLIENT),
     /** {@code 0x8024}: {@link BinaryMuxEventBatch} (extension), broker to client. */
-    MUX_EVENT_BATCH(0x8024, Direction.BROKER_TO_CLIENT);
+    MUX_EVENT_BATCH(0x8024, Direction.BROKER_TO_CLIENT),
+    /** {@code 0x0026}: {@link BinaryWatchChanges} (extension), broker to client. */
+    WATCH_CHANGES(0x0026, Direction.BROKER_TO_CLIENT);
 
     private final int flags;
     private final Direction direction;
@@ -92,6 +94,7 @@ public enum PayloadKind {
             case 0x0004: return SHARED_EVENT_BATCH;
             case 0x0024: return SHARED_EVENT_BATCH_WITH_OFFSET;
             case 0x8024: return MUX_EVENT_BATCH;
+            case 0x0026: return WATCH_CHANGES;
             default: return null;
         }
     }

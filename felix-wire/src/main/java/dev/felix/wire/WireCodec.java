@@ -196,6 +196,11 @@ public final class WireCodec {
         return BinaryCodec.decodeRoutedPublishBatch(payload);
     }
 
+    /** Decodes a {@code 0x0026} payload (extension). See {@link BinaryWatchChanges}. */
+    public static BinaryWatchChanges decodeWatchChanges(ByteBuffer payload) throws WireException {
+        return BinaryCodec.decodeWatchChanges(payload);
+    }
+
     /** Decodes a {@code 0x0030} payload (extension). See {@link BinaryPublishResult}. */
     public static BinaryPublishResult decodePublishResult(ByteBuffer payload) throws WireException {
         return BinaryCodec.decodePublishResult(payload);

@@ -272,6 +272,49 @@ class BinaryPayloadsTest {
         rejects(WireError.BAD_FLAG_COMBINATION, () -> PayloadKind.of(0x0029, Direction.BROKER_TO_CLIENT));
     }
 
+    // ------------------------------------------------------------------ 0x0026 watch changes (extension)
+
+    @Test
+    void watchChangesCarryEveryOpWithAndWithoutValueAndExpiry() throws Exception {
+        canonical(BinaryWatchChanges.of(new Message.WatchChange(17, "k", Message.WatchChange.OP_PUT, utf8("hi"), null)),
+            0x0026, "00000001 | 0000000000000011 00 01 | 0001 6b | 00000002 6869");
+        canonical(BinaryWatchChanges.of(new Message.WatchChange(-1L, "k", Message.WatchChange.OP_PUT, new byte[0],
+            1700000060000L)), 0x0026, "00000001 | ffffffffffffffff 00 03 | 0001 6b | 00000000 | 0000018bcfe65260");
+        canonical(new BinaryWatchChanges(List.of(
+                new Message.WatchChange(18, "é", Message.WatchChange.OP_DELETE, null, null),
+                new Message.WatchChange(19, "", Message.WatchChange.OP_EXPIRE, null, null),
+                new Message.WatchChange(20, "z", Message.WatchChange.OP_EVICT, null, null))), 0x0026,
+            "00000003 | 0000000000000012 01 00 0002 c3a9 | 0000000000000013 02 00 0000 | 0000000000000014 03 00 0001 7a");
+        // an op without a binary code is not carried: the broker sends that change as JSON
+        Message.WatchChange future = new Message.WatchChange(1, "k", "archive", null, null);
+        assertThat(BinaryWatchChanges.canCarry(future)).isFalse();
+        assertThatThrownBy(() -> BinaryWatchChanges.of(future)).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("archive");
+        assertThatThrownBy(() -> new BinaryWatchChanges(List.of())).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void watchChangeRejections() {
+        String put = "0000000000000011 00 01 0001 6b 00000002 6869";
+        rejects(WireError.BAD_FIELD, () -> WireCodec.decodeWatchChanges(buf("00000000")));
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodeWatchChanges(buf("000000")));
+        // the count is bounded by the bytes that remain before the list is allocated
+        WireException e = rejects(WireError.COUNT_TOO_LARGE, () -> WireCodec.decodeWatchChanges(buf("7fffffff " + put)));
+        assertThat(e.getMessage()).contains("count 2147483647");
+        rejects(WireError.COUNT_TOO_LARGE, () -> WireCodec.decodeWatchChanges(buf("00000002 " + put)));
+        rejects(WireError.BAD_FIELD, () -> WireCodec.decodeWatchChanges(buf("00000001 0000000000000011 04 00 0001 6b")));
+        rejects(WireError.BAD_FIELD, () -> WireCodec.decodeWatchChanges(buf("00000001 0000000000000011 01 04 0001 6b")));
+        // a value declaring more bytes than remain is refused before it is allocated
+        e = rejects(WireError.TRUNCATED, () -> WireCodec.decodeWatchChanges(buf(
+            "00000001 0000000000000011 00 01 0001 6b ffffffff 6869")));
+        assertThat(e.getMessage()).contains("declares 4294967295 bytes");
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodeWatchChanges(buf("00000001 0000000000000011 00 03 0001 6b 00000000 0000")));
+        rejects(WireError.TRUNCATED, () -> WireCodec.decodeWatchChanges(buf("00000001 0000000000000011 00 00 0009 6b 00")));
+        rejects(WireError.BAD_UTF8, () -> WireCodec.decodeWatchChanges(buf("00000001 0000000000000011 01 00 0002 c0af")));
+        rejects(WireError.TRAILING_BYTES, () -> WireCodec.decodeWatchChanges(buf("00000001 " + put + " 00")));
+        rejects(WireError.BAD_FLAG_COMBINATION, () -> PayloadKind.of(0x0026, Direction.CLIENT_TO_BROKER));
+    }
+
     // ------------------------------------------------------------------ event batches
 
     @Test

@@ -141,7 +141,11 @@ class CapabilitiesTest {
     @Test
     void theSecondWordNegotiatesLikeTheFirst() {
         assertThat(Capabilities.ROUTED_BINARY_PUBLISH).isEqualTo(0x1_0000);
-        assertThat(Capabilities.combine(0xFF3F, 0x0001)).isEqualTo(Capabilities.ALL_WORDS).isEqualTo(0x1_FF3F);
+        assertThat(Capabilities.BINARY_WATCH).isEqualTo(0x2_0000);
+        assertThat(Capabilities.combine(0xFF3F, 0x0003)).isEqualTo(Capabilities.ALL_WORDS).isEqualTo(0x3_FF3F);
+        // a peer that knows only the routed publish gets no binary watch frames
+        assertThat(Capabilities.has(Capabilities.negotiate(Capabilities.combine(Capabilities.ALL, 0x0001),
+            Capabilities.ALL_WORDS), Capabilities.BINARY_WATCH)).isFalse();
         assertThat(Capabilities.firstWord(Capabilities.ALL_WORDS)).isEqualTo(Capabilities.ALL);
         assertThat(Capabilities.secondWord(Capabilities.ALL_WORDS)).isEqualTo(Capabilities.EXT_ALL);
         // a peer that sent no second word has none of its extensions, whatever the other side has
@@ -155,6 +159,7 @@ class CapabilitiesTest {
         assertThat(new Message.Auth("t1", "x", null).capabilities()).isEqualTo(FrameFlags.ORIGINAL_V1);
         assertThat(new Message.AuthOk(0x0107).capabilities()).isEqualTo(0x0107);
         assertThat(Capabilities.describe(Capabilities.combine(0x0100, 1))).isEqualTo("0x00010100[ERROR_CODES|ROUTED_BINARY_PUBLISH]");
+        assertThat(Capabilities.describe(Capabilities.combine(0, 3))).isEqualTo("0x00030000[ROUTED_BINARY_PUBLISH|BINARY_WATCH]");
     }
 
     @Test

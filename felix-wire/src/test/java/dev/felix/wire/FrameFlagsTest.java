@@ -26,7 +26,7 @@ class FrameFlagsTest {
     @Test
     void exactlyTheEightUpstreamCombinationsTheMuxBatchAndTheRoutedPublishAreValid() throws Exception {
         Set<Integer> c2b = Set.of(0x0000, 0x0001, 0x0009, 0x0029);
-        Set<Integer> b2c = Set.of(0x0000, 0x0010, 0x0030, 0x0002, 0x0022, 0x0004, 0x0024, 0x8024);
+        Set<Integer> b2c = Set.of(0x0000, 0x0010, 0x0030, 0x0002, 0x0022, 0x0004, 0x0024, 0x8024, 0x0026);
         EnumSet<PayloadKind> seen = EnumSet.noneOf(PayloadKind.class);
         for (int flags = 0; flags <= FrameFlags.KNOWN; flags++) {
             if (!FrameFlags.isKnown(flags)) {

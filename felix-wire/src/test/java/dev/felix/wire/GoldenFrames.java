@@ -90,6 +90,10 @@ final class GoldenFrames {
                 new BinaryPublishBatch("t1", "default", "demo", List.of(utf8("x")))));
         m.put("binary_publish_result_ok", BinaryPublishResult.ok(7, 100, 2, 1));
         m.put("binary_publish_result_error", BinaryPublishResult.error(9, "not_found", "stream not found"));
+        // ---- binary watch changes (wire.md §5.9)
+        m.put("binary_watch_changes", new BinaryWatchChanges(List.of(
+                new Message.WatchChange(17, "user:1", Message.WatchChange.OP_PUT, utf8("hello"), 1700000060000L),
+                new Message.WatchChange(18, "user:2", Message.WatchChange.OP_DELETE, null, null))));
         ALL = Collections.unmodifiableMap(m);
     }
 

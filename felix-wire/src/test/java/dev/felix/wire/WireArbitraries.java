@@ -323,7 +323,13 @@ final class WireArbitraries {
         Arbitrary<BinaryPayload> result = Combinators.combine(u64(), u64(), u32(), u32(), text().injectNull(0.4))
             .as((id, offset, count, shard, msg) -> msg == null ? BinaryPublishResult.ok(id, offset, count, shard)
                 : BinaryPublishResult.error(id, msg.isEmpty() ? "internal" : "not_found", msg));
-        return Arbitraries.oneOf(publish, acked, ack, event, shared, mux, routed, result);
+        Arbitrary<Message.WatchChange> change = Combinators.combine(u64(), text(),
+                Arbitraries.of(Message.WatchChange.OP_PUT, Message.WatchChange.OP_DELETE, Message.WatchChange.OP_EXPIRE,
+                    Message.WatchChange.OP_EVICT), Arbitraries.bytes().array(byte[].class).ofMaxSize(64).injectNull(0.3),
+                u64().injectNull(0.5))
+            .as(Message.WatchChange::new);
+        Arbitrary<BinaryPayload> watch = change.list().ofMinSize(1).ofMaxSize(5).map(BinaryWatchChanges::new);
+        return Arbitraries.oneOf(publish, acked, ack, event, shared, mux, routed, result, watch);
     }
 
     /** Any frame this codec can produce, JSON or binary. */

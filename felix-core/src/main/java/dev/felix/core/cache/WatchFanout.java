@@ -5,6 +5,7 @@ import dev.felix.core.FelixError;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.writer.HistoryRead;
 import dev.felix.storage.LogRecord;
+import java.lang.ref.SoftReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -36,6 +37,13 @@ final class WatchFanout {
     private final CacheMetrics metrics;
     private final ArrayList<Watcher> watchers = new ArrayList<>();
     private volatile int publishedWatchers;
+    /**
+     * The snapshot the last new watch started with, kept for the next watches until the cache changes (then it
+     * can no longer be theirs). Softly: its chunks and their encodings may be as large as the cache, and
+     * under memory pressure the collector may take it back; a later watch then takes its own snapshot. The
+     * watches reading it hold it strongly. Writer only.
+     */
+    private SoftReference<SharedSnapshot> lastSnapshot;
 
     WatchFanout(Cache cache, String label, CacheMetrics metrics) {
         this.cache = cache;
@@ -52,10 +60,9 @@ final class WatchFanout {
             CompletableFuture<CacheWatch> result) {
         long visible = s.visible();
         if (from == null) {
-            EntryTable.Node[] nodes = s.store.table().viewMatching(w.prefix);
             w.next = visible;
             w.mode = Watcher.Mode.LIVE;
-            boolean wake = w.queue.addSnapshot(visible, nodes);
+            boolean wake = w.queue.addSnapshot(snapshot(s, visible, w.prefix));
             attach(w);
             result.complete(new CacheWatch(cache, w, visible, true, incarnation));
             if (wake) {
@@ -91,8 +98,24 @@ final class WatchFanout {
         }
     }
 
+    /**
+     * The snapshot a new watch of {@code prefix} starts with: the last one taken, while the cache has not changed
+     * since, else a new one. Many watches starting together (mirrors reconnecting) share
+     * one snapshot and its chunks.
+     */
+    private SharedSnapshot snapshot(Cache.State s, long visible, String prefix) {
+        SharedSnapshot last = lastSnapshot == null ? null : lastSnapshot.get();
+        if (last != null && last.isFor(s, visible, prefix)) {
+            return last;
+        }
+        SharedSnapshot fresh = new SharedSnapshot(s, visible, prefix, s.store.table().viewMatching(prefix));
+        lastSnapshot = new SoftReference<>(fresh);
+        return fresh;
+    }
+
     /** Offers a newly committed change to every live watcher. */
     void fanout(Change c, QueueLimits defaultLimits) {
+        lastSnapshot = null; // no later watch can start at it
         for (int i = 0; i < watchers.size(); i++) {
             Watcher w = watchers.get(i);
             if (w.mode != Watcher.Mode.LIVE) {

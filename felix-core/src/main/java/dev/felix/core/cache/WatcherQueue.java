@@ -2,16 +2,14 @@ package dev.felix.core.cache;
 
 import dev.felix.core.QueueLimits;
 import dev.felix.core.writer.ConsumerQueue;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The bounded queue between a cache's writer and one watcher's consumer, limited in changes and bytes
  * (accounting, bounds and the space signal: {@link ConsumerQueue}).
  *
  * <p>Items, in order: at most one pending snapshot (first), changes, at most one {@link WatchEnded} (last).
- * The snapshot is held as an array of the cache's own immutable nodes and cut into {@link SnapshotChunk}s only
- * as the consumer polls; it does not count against the limits (it is bounded by the cache's own size, and its
+ * The snapshot is a {@link SharedSnapshot} (the cache's own immutable nodes, shared by the watches that start at
+ * it) cut into {@link SnapshotChunk}s only as the consumers poll; it does not count against the limits (it is bounded by the cache's own size, and its
  * values are shared with the cache), so a snapshot never overflows a watch. Changes count one event each; the
  * end marker is always accepted and nothing is accepted after it.
  *
@@ -24,15 +22,13 @@ final class WatcherQueue extends ConsumerQueue<WatchItem> {
     /** Most value and key bytes in one snapshot chunk (a chunk always holds at least one entry). */
     static final long CHUNK_BYTES = 1L << 20;
 
-    /** A snapshot not yet fully polled. */
+    /** A snapshot not yet fully polled: the shared snapshot and the index of this watch's next chunk. */
     private static final class PendingSnapshot {
-        final long offset;
-        final EntryTable.Node[] nodes;
+        final SharedSnapshot snapshot;
         int next;
 
-        PendingSnapshot(long offset, EntryTable.Node[] nodes) {
-            this.offset = offset;
-            this.nodes = nodes;
+        PendingSnapshot(SharedSnapshot snapshot) {
+            this.snapshot = snapshot;
         }
     }
 
@@ -42,9 +38,9 @@ final class WatcherQueue extends ConsumerQueue<WatchItem> {
         super(limits, spaceListener);
     }
 
-    /** Queues a snapshot at {@code offset} (first item of a new watch). Returns whether to wake the consumer. */
-    synchronized boolean addSnapshot(long offset, EntryTable.Node[] nodes) {
-        return append(new PendingSnapshot(offset, nodes), 0, 0) == Offer.ADDED_WAKE;
+    /** Queues a snapshot (first item of a new watch). Returns whether to wake the consumer. */
+    synchronized boolean addSnapshot(SharedSnapshot snapshot) {
+        return append(new PendingSnapshot(snapshot), 0, 0) == Offer.ADDED_WAKE;
     }
 
     /**
@@ -94,7 +90,7 @@ final class WatcherQueue extends ConsumerQueue<WatchItem> {
             return null;
         }
         if (head instanceof PendingSnapshot s) {
-            SnapshotChunk chunk = chunk(s);
+            SnapshotChunk chunk = s.snapshot.chunk(s.next++);
             if (chunk.last()) {
                 items().pollFirst();
             }
@@ -105,25 +101,5 @@ final class WatcherQueue extends ConsumerQueue<WatchItem> {
             uncount(1, ChangeRing.weight(c));
         }
         return (WatchItem) head;
-    }
-
-    private static SnapshotChunk chunk(PendingSnapshot s) {
-        int from = s.next;
-        int to = from;
-        long chunkBytes = 0;
-        while (to < s.nodes.length && to - from < CHUNK_ENTRIES) {
-            long w = s.nodes[to].weight();
-            if (to > from && chunkBytes + w > CHUNK_BYTES) {
-                break;
-            }
-            chunkBytes += w;
-            to++;
-        }
-        List<CacheEntry> entries = new ArrayList<>(to - from);
-        for (int i = from; i < to; i++) {
-            entries.add(s.nodes[i].entry());
-        }
-        s.next = to;
-        return new SnapshotChunk(s.offset, entries, to == s.nodes.length);
     }
 }

@@ -130,6 +130,40 @@ class CacheWatchTest {
     }
 
     @Test
+    void watchesStartingAtOneSnapshot_shareItsChunks_aChangeOrAnotherPrefixMakesANewOne() {
+        Cache c = fx.cache("c", CacheConfig.memory());
+        int n = WatcherQueue.CHUNK_ENTRIES + 5;
+        for (int i = 0; i < n; i++) {
+            c.put("k" + i, CacheFixture.bytes("v" + i), null);
+        }
+        barrier(c);
+        List<CacheWatch> together = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            together.add(Await.get(c.watch(null, null, QUIET)));
+        }
+        List<WatchItem> first = drain(together.get(0));
+        assertThat(first).hasSize(2);
+        for (CacheWatch w : together.subList(1, together.size())) {
+            // the same chunk instances, not equal copies: a consumer encodes each chunk once for all of them
+            List<WatchItem> items = drain(w);
+            assertThat(items).hasSize(2);
+            assertThat(items.get(0)).isSameAs(first.get(0));
+            assertThat(items.get(1)).isSameAs(first.get(1));
+        }
+        CacheWatch prefixed = Await.get(c.watch("k1", null, QUIET));
+        assertThat(drain(prefixed)).noneMatch(i -> i == first.get(0) || i == first.get(1));
+
+        put(c, "k0", "changed");
+        CacheWatch later = Await.get(c.watch(null, null, QUIET));
+        List<WatchItem> after = drain(later);
+        assertThat(((SnapshotChunk) after.get(0)).offset()).isEqualTo(n + 1);
+        assertThat(after.get(0)).isNotSameAs(first.get(0));
+        Map<String, String> snap = new HashMap<>();
+        after.forEach(i -> ((SnapshotChunk) i).entries().forEach(e -> snap.put(e.key(), text(e.value()))));
+        assertThat(snap).hasSize(n).containsEntry("k0", "changed");
+    }
+
+    @Test
     void emptyCache_snapshotIsOneEmptyLastChunk() {
         Cache c = fx.cache("c", CacheConfig.memory());
         CacheWatch w = Await.get(c.watch(null, null, QUIET));

@@ -163,7 +163,7 @@ class WatcherQueueSanityTest extends QueueSanitySuite {
         }
         nodes.add(t.newNode("big1", new byte[(int) WatcherQueue.CHUNK_BYTES], CacheEntry.NEVER));
         nodes.add(t.newNode("big2", new byte[(int) WatcherQueue.CHUNK_BYTES], CacheEntry.NEVER));
-        assertThat(q.addSnapshot(9, nodes.toArray(new EntryTable.Node[0]))).isTrue();
+        assertThat(q.addSnapshot(new SharedSnapshot(this, 9, null, nodes.toArray(new EntryTable.Node[0])))).isTrue();
         assertThat(q.offer(change(9, 1), false)).isEqualTo(WatcherQueue.Offer.ADDED);
         List<Integer> sizes = new ArrayList<>();
         WatchItem i;

@@ -3,6 +3,7 @@ package dev.felix.server.metrics;
 import dev.felix.core.Checkpoint;
 import dev.felix.core.CoreMetrics;
 import dev.felix.core.ErrorCode;
+import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
@@ -57,10 +58,30 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder ingressPaused = new LongAdder();
     /** Errors the QUIC codec reported on a connection that stayed open (see {@code ConnectionHandler}). */
     public final LongAdder connectionErrors = new LongAdder();
-    /** {@code watch_change} frames written to watch streams. */
-    public final LongAdder watchChangesWritten = new LongAdder();
-    /** {@code watch_change} frames encoded (once per change and event loop, shared by the watches it reaches). */
-    public final LongAdder watchChangeEncodings = new LongAdder();
+    /** Binary watch-change frames ({@code 0x0026}) written to watch streams. */
+    public final LongAdder watchChangesWrittenBinary = new LongAdder();
+    /** JSON {@code watch_change} frames written to watch streams. */
+    public final LongAdder watchChangesWrittenJson = new LongAdder();
+    /** Binary watch-change frames encoded (once per change and event loop, shared by the watches it reaches). */
+    public final LongAdder watchChangeEncodingsBinary = new LongAdder();
+    /** JSON {@code watch_change} frames encoded (once per change and event loop, shared by the watches it reaches). */
+    public final LongAdder watchChangeEncodingsJson = new LongAdder();
+    /** {@code watch_snapshot} chunks written to watch streams. */
+    public final LongAdder watchSnapshotChunksWritten = new LongAdder();
+    /** {@code watch_snapshot} chunks encoded (once per chunk of a snapshot, shared by the watches that start at it). */
+    public final LongAdder watchSnapshotEncodings = new LongAdder();
+    /** Times a watch stream stopped writing at its per-turn budget and let the event loop run other work. */
+    public final LongAdder watchDrainYields = new LongAdder();
+    /**
+     * Watch frames the broker wrote between a reply on a client stream (a publish acknowledgement, a cache
+     * reply) becoming ready and being written: how far replies queue behind watch delivery.
+     */
+    public final DistributionSummary replyWaitWatchFrames;
+    /** Every watch frame written so far: changes in either encoding and snapshot chunks. */
+    public long watchFramesWritten() {
+        return watchChangesWrittenBinary.sum() + watchChangesWrittenJson.sum() + watchSnapshotChunksWritten.sum();
+    }
+
     /** Connection and client-opened stream closes, by who closed and why. */
     public final Closes closes = new Closes();
     /** Multiplexed event frames written (one per batch per session, whatever the number of its subscriptions). */
@@ -148,9 +169,23 @@ public final class BrokerMetrics implements AutoCloseable {
         }
         counter("felix.connections.opened", "QUIC connections accepted", connectionsOpened);
         counter("felix.connections.closed", "QUIC connections closed", connectionsClosed);
-        counter("felix.watch.changes.written", "watch_change frames written to watch streams", watchChangesWritten);
-        counter("felix.watch.change.encodings", "watch_change frames encoded (each shared by the watches it reaches)",
-                watchChangeEncodings);
+        for (String encoding : new String[] {"binary", "json"}) {
+            boolean binary = encoding.equals("binary");
+            FunctionCounter.builder("felix.watch.changes.written", binary ? watchChangesWrittenBinary
+                    : watchChangesWrittenJson, LongAdder::sum)
+                    .description("watch change frames written to watch streams, by encoding")
+                    .tag("encoding", encoding).register(registry);
+            FunctionCounter.builder("felix.watch.change.encodings", binary ? watchChangeEncodingsBinary
+                    : watchChangeEncodingsJson, LongAdder::sum)
+                    .description("watch change frames encoded (each shared by the watches it reaches), by encoding")
+                    .tag("encoding", encoding).register(registry);
+        }
+        counter("felix.watch.snapshot.chunks.written", "watch_snapshot chunks written to watch streams",
+                watchSnapshotChunksWritten);
+        counter("felix.watch.snapshot.encodings", "watch_snapshot chunks encoded (each shared by the watches that"
+                + " start at its snapshot)", watchSnapshotEncodings);
+        counter("felix.watch.drain.yields", "times a watch stream stopped at its per-turn budget to let the event"
+                + " loop run other work", watchDrainYields);
         counter("felix.connection.errors", "transport errors reported on connections that stayed open",
                 connectionErrors);
         for (Closes.By by : Closes.By.values()) {
@@ -192,6 +227,9 @@ public final class BrokerMetrics implements AutoCloseable {
         publishAckLatency = latency("felix.publish.ack.latency",
                 "publish to acknowledgement at the broker (shard writer, log append, fsync under on_commit)");
         fanoutDelay = latency("felix.fanout.delay", "shard accepting a batch to its write on a subscriber stream");
+        replyWaitWatchFrames = DistributionSummary.builder("felix.reply.wait.watch.frames")
+                .description("watch frames written between a reply on a client stream becoming ready and its write")
+                .register(registry);
         dev.felix.server.BuildInfo build = dev.felix.server.BuildInfo.current();
         Gauge.builder("felix.build.info", () -> 1).description("the version and git commit of this build (value 1)")
                 .tag("version", build.version()).tag("commit", build.commit()).strongReference(true).register(registry);

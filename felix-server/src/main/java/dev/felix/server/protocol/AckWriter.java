@@ -56,6 +56,11 @@ final class AckWriter {
      * then reads zero knows no reply can still come, and may attach the FIN to the last one.
      */
     private final AtomicInteger outstanding = new AtomicInteger();
+    /**
+     * {@link dev.felix.server.metrics.BrokerMetrics#watchFramesWritten()} when the pending flush was scheduled: the
+     * flush records how many watch frames the broker wrote while these replies waited (issue 12 item 4).
+     */
+    private volatile long watchFramesAtReady;
     /** Runs once nothing is outstanding or queued; event loop only. */
     private Runnable onIdle;
     /** Whether our side of the stream ends when {@link #onIdle} runs; event loop only. */
@@ -114,6 +119,7 @@ final class AckWriter {
     private void completed(WirePayload ack) {
         pending.add(ack);
         if (scheduled.compareAndSet(false, true)) {
+            watchFramesAtReady = context.metrics.watchFramesWritten();
             channel.eventLoop().execute(this::flush);
         }
     }
@@ -163,11 +169,13 @@ final class AckWriter {
         outstanding.incrementAndGet();
         pending.add(ack);
         if (scheduled.compareAndSet(false, true)) {
+            watchFramesAtReady = context.metrics.watchFramesWritten();
             channel.eventLoop().execute(this::flush);
         }
     }
 
     private void flush() {
+        long readyAt = watchFramesAtReady; // read before clearing the flag, after which a new burst may set it
         scheduled.set(false);
         WirePayload ack;
         WirePayload last = null; // held back so that the FIN, when the stream ends now, travels with it
@@ -183,6 +191,7 @@ final class AckWriter {
         }
         boolean idle = onIdle != null && outstanding.get() == 0 && pending.isEmpty();
         if (last != null) {
+            context.metrics.replyWaitWatchFrames.record(Math.max(0, context.metrics.watchFramesWritten() - readyAt));
             if (idle && endStream.getAsBoolean()) {
                 StreamEnds.writeLast(channel, encode(last));
             } else {
