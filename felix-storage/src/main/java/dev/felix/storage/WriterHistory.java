@@ -79,6 +79,9 @@ final class WriterHistory {
     private boolean closed;
     private StorageException fenced;
 
+    /** Makes each session's temporary file name unique within the process (the pid makes it so across them). */
+    private static final java.util.concurrent.atomic.AtomicLong TMP_SEQUENCE = new java.util.concurrent.atomic.AtomicLong();
+
     WriterHistory(final Path dir, final LongSupplier nowMicros) {
         this.dir = dir;
         this.file = dir.resolve(WriterHistoryDescriptor.FILE_NAME);
@@ -314,8 +317,14 @@ final class WriterHistory {
         SegmentFiles.fsyncDirectory(dir);
     }
 
+    /**
+     * Writes a new file's content under a name of this writer's own: two sessions creating the file at once (two
+     * instances on one directory, the case this history exists to report) must not truncate or delete each
+     * other's content before it is linked into place.
+     */
     private Path writeTmp(final List<ByteBuffer> entries) throws IOException {
-        final Path tmp = dir.resolve(WriterHistoryDescriptor.TMP_NAME);
+        final Path tmp = dir.resolve(WriterHistoryDescriptor.TMP_NAME + "-" + ProcessHandle.current().pid() + "-"
+            + TMP_SEQUENCE.incrementAndGet());
         try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE)) {
             final ByteBuffer h = header();

@@ -38,7 +38,8 @@ package dev.felix.storage;
  * <p><b>Writes</b> use {@code O_APPEND}, so entries of concurrent writers (even in different processes) land
  * whole and one after another, never over each other; the file order is the order of the writes. Entries are
  * not forced (the history is exact across process crashes and best effort across power loss). The file is
- * created whole (header written to {@value #TMP_NAME}, linked into place), trailing bytes shorter than an entry
+ * created whole (header written to {@value #TMP_NAME}{@code -<pid>-<n>}, a name of the creating session's own, then
+ * linked into place; a leftover of a crash is harmless and ignored), trailing bytes shorter than an entry
  * (a crash mid-append) are cut by the next writer, and a file over {@link #COMPACT_ABOVE_BYTES} is rewritten
  * with its last {@link #COMPACT_KEEP_ENTRIES} entries by the next session that starts.
  *
@@ -50,7 +51,7 @@ package dev.felix.storage;
 final class WriterHistoryDescriptor {
     /** The file name inside a log directory. */
     static final String FILE_NAME = "writers.history";
-    /** Name of a file being created or compacted. */
+    /** Prefix of a file being created or compacted ({@code -<pid>-<n>} follows); the bare name is from older versions. */
     static final String TMP_NAME = "writers.history.tmp";
 
     /** "FLSW". */

@@ -81,6 +81,37 @@ class ConcurrentWritersTest {
     }
 
     @Test
+    void sessionsStartingAtOnceOnOneDirectory_allRecordTheirStart() throws Exception {
+        for (int round = 0; round < 30; round++) {
+            final Path d = tmp.resolve("round-" + round);
+            java.nio.file.Files.createDirectories(d);
+            final int sessions = 6;
+            final java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(sessions);
+            final java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+            final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(sessions);
+            try {
+                for (int s = 0; s < sessions; s++) {
+                    done.add(pool.submit(() -> {
+                        final WriterHistory h = new WriterHistory(d, () -> 1L);
+                        together.await();
+                        h.start(0); // every one creates the file at once: one wins, none fails
+                        return null;
+                    }));
+                }
+                for (final java.util.concurrent.Future<?> f : done) {
+                    f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            final WriterHistory.Decoded h = WriterHistory.decode(java.nio.file.Files.readAllBytes(
+                d.resolve(WriterHistoryDescriptor.FILE_NAME)));
+            assertThat(h.entries()).extracting(WriterHistory.Entry::kind).as("round " + round)
+                .containsOnly(WriterHistoryDescriptor.START).hasSize(sessions);
+        }
+    }
+
+    @Test
     void twoWritersThatCloseWithoutAnotherFlush_areStillReported() {
         final Path dir = tmp.resolve("log");
         final LogConfig none = LogConfig.builder().fsyncPolicy(FsyncPolicy.none()).build();
