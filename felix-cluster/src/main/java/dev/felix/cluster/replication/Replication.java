@@ -92,17 +92,7 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
     @Override
     public Opened open(LogRef ref, SegmentedLog log, boolean onCommit) throws FelixException {
         ShardKey key = keyOf(ref);
-        ShardPlacement p = view.placement(key).orElseThrow(() -> new FelixException(ErrorCode.UNAVAILABLE,
-                ref + " has no placement in cluster metadata yet; retry"));
-        if (!localNode.equals(p.leader()) || p.status() != ShardStatus.ONLINE) {
-            throw new FelixException(p.status() == ShardStatus.ONLINE ? ErrorCode.NOT_LEADER : ErrorCode.UNAVAILABLE,
-                    p.status() == ShardStatus.ONLINE ? "node " + p.leader() + " leads " + ref + " (epoch " + p.epoch() + ")"
-                            : p.reason());
-        }
-        if (!manager.readyToLead(key, p.epoch())) {
-            throw new FelixException(ErrorCode.UNAVAILABLE, "this node is taking over " + ref + " at epoch "
-                    + p.epoch() + "; retry");
-        }
+        ShardPlacement p = leadable(ref, key);
         if (log.lastEpoch() < p.epoch()) {
             log.beginEpoch(p.epoch());
         }
@@ -119,6 +109,27 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
             previous.close();
         }
         return new Opened(gate, committed);
+    }
+
+    @Override
+    public void checkMayOpen(LogRef ref) throws FelixException {
+        leadable(ref, keyOf(ref));
+    }
+
+    /** The unit's placement, provided this node leads it online and its follower copy has closed. */
+    private ShardPlacement leadable(LogRef ref, ShardKey key) throws FelixException {
+        ShardPlacement p = view.placement(key).orElseThrow(() -> new FelixException(ErrorCode.UNAVAILABLE,
+                ref + " has no placement in cluster metadata yet; retry"));
+        if (!localNode.equals(p.leader()) || p.status() != ShardStatus.ONLINE) {
+            throw new FelixException(p.status() == ShardStatus.ONLINE ? ErrorCode.NOT_LEADER : ErrorCode.UNAVAILABLE,
+                    p.status() == ShardStatus.ONLINE ? "node " + p.leader() + " leads " + ref + " (epoch " + p.epoch() + ")"
+                            : p.reason());
+        }
+        if (!manager.readyToLead(key, p.epoch())) {
+            throw new FelixException(ErrorCode.UNAVAILABLE, "this node is taking over " + ref + " at epoch "
+                    + p.epoch() + "; retry");
+        }
+        return p;
     }
 
     /**

@@ -345,6 +345,11 @@ public final class Shard {
         if (log.isOpen()) {
             return null;
         }
+        try {
+            gates.checkMayOpen(ref); // not the leader here: leave the directory to this node's replica
+        } catch (FelixException e) {
+            return e.error();
+        }
         if (!log.open()) {
             return log.failure();
         }

@@ -24,6 +24,16 @@ public interface GateFactory {
     Opened open(LogRef ref, SegmentedLog log, boolean onCommit) throws FelixException;
 
     /**
+     * Called before the log of {@code ref} is opened: refuses at once when this node may not write it now, so a
+     * node that does not lead the unit never opens (and recovers) a log directory that its own replica of the
+     * unit may be writing. A single node always may.
+     *
+     * @throws FelixException as {@link #open} would
+     */
+    default void checkMayOpen(LogRef ref) throws FelixException {
+    }
+
+    /**
      * @param gate      commits what is appended from now on
      * @param committed offset below which the recovered log is known committed (at most its tail); the rest
      *                  becomes visible when the gate commits it

@@ -97,6 +97,15 @@ class ClusterIntegrationTest {
             assertThat(publisher.publish(bytes("m" + i)).firstOffset()).isEqualTo(i);
         }
 
+        // A node that follows the shard never opens its log through its own shard runtime: the directory is its
+        // replica's (opening recovers the log, which must not happen under the replica's appends).
+        FelixServer follower = node(otherId);
+        double recoveries = metricValue(scrape(follower), "felix_storage_recovery_total");
+        var load = follower.broker().stream(new dev.felix.core.StreamName("t1", "default", "orders")).shard(0).load();
+        Throwable refused = catchThrowableOfType(java.util.concurrent.CompletionException.class, load::join).getCause();
+        assertThat(((dev.felix.core.FelixException) refused).error().code()).isEqualTo(dev.felix.core.ErrorCode.NOT_LEADER);
+        assertThat(metricValue(scrape(follower), "felix_storage_recovery_total")).as("no log opened").isEqualTo(recoveries);
+
         var status = leaderClient.cluster().status();
         assertThat(status.node()).isEqualTo(leaderId);
         assertThat(status.nodes()).extracting(n -> n.node() + "=" + n.status()).containsExactly("n1=up", "n2=up", "n3=up");
