@@ -1,9 +1,6 @@
 package dev.felix.client;
 
 import dev.felix.transport.IoRuntime;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Threads that many {@link FelixClient}s of one process can share: event loops for their connections and a pool
@@ -21,9 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ClientResources implements AutoCloseable {
 
     private final IoRuntime io;
-    private final ExecutorService handlers;
+    private final HandlerPool handlers;
 
-    private ClientResources(IoRuntime io, ExecutorService handlers) {
+    private ClientResources(IoRuntime io, HandlerPool handlers) {
         this.io = io;
         this.handlers = handlers;
     }
@@ -38,12 +35,7 @@ public final class ClientResources implements AutoCloseable {
                     + ioThreads + " and " + handlerThreads);
         }
         int cores = Runtime.getRuntime().availableProcessors();
-        AtomicInteger n = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(handlerThreads > 0 ? handlerThreads : cores, r -> {
-            Thread t = new Thread(r, "felix-handler-shared-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        HandlerPool pool = new HandlerPool(handlerThreads > 0 ? handlerThreads : cores, "felix-handler-shared-");
         return new ClientResources(IoRuntime.create(ioThreads > 0 ? ioThreads : cores, "felix-client-io"), pool);
     }
 
@@ -51,13 +43,13 @@ public final class ClientResources implements AutoCloseable {
         return io;
     }
 
-    ExecutorService handlers() {
+    HandlerPool handlers() {
         return handlers;
     }
 
     @Override
     public void close() {
-        handlers.shutdown();
+        handlers.close();
         io.close();
     }
 }

@@ -2,14 +2,12 @@ package dev.felix.client;
 
 import dev.felix.wire.ErrorCode;
 import java.time.Duration;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs every {@link SubscriptionHandler} of a client on a small shared pool of threads
- * ({@link ClientConfig.Builder#handlerThreads}), so ten thousand subscriptions need no thread each. A
+ * ({@link ClientConfig.Builder#handlerThreads}, a {@link HandlerPool}), so ten thousand subscriptions need no
+ * thread each, and a subscription that becomes ready costs a queue offer, not a thread wake-up. A
  * subscription's handler runs on one pool thread at a time, in order; after {@value #ITEMS_PER_TURN} items it
  * yields the thread to the other subscriptions (fairness), and a subscription with nothing queued costs
  * nothing. A handler that blocks holds one pool thread: keep handlers short, or hand work off.
@@ -22,23 +20,18 @@ final class HandlerDispatcher implements AutoCloseable {
     /** Items one subscription's handler takes before yielding its pool thread. */
     static final int ITEMS_PER_TURN = 256;
 
-    private final ExecutorService pool;
+    private final HandlerPool pool;
     private volatile boolean closed;
     /** Whether {@link #close} shuts the pool down (false for {@link ClientResources}' shared pool). */
     private final boolean ownsPool;
 
     HandlerDispatcher(int threads) {
-        AtomicInteger n = new AtomicInteger();
-        this.pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "felix-handler-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
+        this.pool = new HandlerPool(threads, "felix-handler-");
         this.ownsPool = true;
     }
 
     /** Runs handlers on a pool shared with other clients, which closing this leaves running. */
-    HandlerDispatcher(ExecutorService shared) {
+    HandlerDispatcher(HandlerPool shared) {
         this.pool = shared;
         this.ownsPool = false;
     }
@@ -53,7 +46,7 @@ final class HandlerDispatcher implements AutoCloseable {
     public void close() {
         closed = true;
         if (ownsPool) {
-            pool.shutdown();
+            pool.close();
         }
     }
 
