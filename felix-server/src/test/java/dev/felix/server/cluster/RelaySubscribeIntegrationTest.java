@@ -129,20 +129,10 @@ class RelaySubscribeIntegrationTest {
 
     @Test
     void aSubscriberThatStopsReading_isToldExactlyWhatTheRelayLost_andItsNeighbourGetsEverything() throws Exception {
-        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true",
-                "subscriber_queue_events", "256"));
-        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, false, null, null, null))
-                .shardInfo().get(0).leader();
-        FelixServer leader = cluster.node(leaderId);
-        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
-        Publisher publisher = connect(leader).publisher(TICKS);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
-
-        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
-                .broker(relay.quicAddress()).tenant("t1")
-                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
-        cluster.track(slowClient);
+        SlowSetup setup = slowSetup(TICKS, new StreamSpec(1, false, null, null, null), Map.of());
+        FelixServer relay = setup.relay();
+        Publisher publisher = setup.publisher();
+        FelixClient slowClient = setup.slowClient();
         Subscription slow = slowClient.subscribe(SubscribeOptions.of(TICKS));
         Subscription fast = connect(relay).subscribe(SubscribeOptions.of(TICKS));
 
@@ -205,20 +195,11 @@ class RelaySubscribeIntegrationTest {
     @Test
     void aGapCapableSubscriberOfADurableStreamThatStopsReading_isHealedFromALog_andMissesNothing()
             throws Exception {
-        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true",
-                "subscriber_queue_events", "256", "cluster_relay_deadline_ms", "500"));
-        String leaderId = connect(cluster.node("n1")).streams().create(TICKS, new StreamSpec(1, true, null, null, null))
-                .shardInfo().get(0).leader();
-        FelixServer leader = cluster.node(leaderId);
-        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
-        Publisher publisher = connect(leader).publisher(TICKS);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
-
-        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
-                .broker(relay.quicAddress()).tenant("t1")
-                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
-        cluster.track(slowClient);
+        SlowSetup setup = slowSetup(TICKS, new StreamSpec(1, true, null, null, null),
+                Map.of("cluster_relay_deadline_ms", "500"));
+        FelixServer relay = setup.relay();
+        Publisher publisher = setup.publisher();
+        FelixClient slowClient = setup.slowClient();
         Subscription slow = slowClient.subscribe(SubscribeOptions.of(TICKS));
         int total = 3_000;
         long first = publisher.publish(bytes("m0")).firstOffset();
@@ -291,20 +272,13 @@ class RelaySubscribeIntegrationTest {
 
     @Test
     void aNoReplayStream_losesWhatASlowSubscriberCouldNotTake_countedButNeverFencedOrClosed() throws Exception {
-        cluster = TestCluster.startThree(dir, Map.of("cluster_relay_subscribe", "true",
-                "subscriber_queue_events", "256", "cluster_relay_deadline_ms", "500"));
         StreamRef presence = StreamRef.parse("t1/default/presence");
-        var created = connect(cluster.node("n1")).streams().create(presence, StreamSpec.ephemeral(1).withoutReplay());
-        assertThat(created.noReplay()).isTrue();
-        FelixServer leader = cluster.node(created.shardInfo().get(0).leader());
-        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
-        Publisher publisher = connect(leader).publisher(presence);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
-        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
-                .broker(relay.quicAddress()).tenant("t1")
-                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
-        cluster.track(slowClient);
+        SlowSetup setup = slowSetup(presence, StreamSpec.ephemeral(1).withoutReplay(),
+                Map.of("cluster_relay_deadline_ms", "500"));
+        assertThat(setup.created().noReplay()).isTrue();
+        FelixServer relay = setup.relay();
+        Publisher publisher = setup.publisher();
+        FelixClient slowClient = setup.slowClient();
         Subscription slow = slowClient.subscribe(SubscribeOptions.of(presence));
         long first = publisher.publish(bytes("m0")).firstOffset();
         for (int i = 1; i < 3_000; i++) {
@@ -369,6 +343,34 @@ class RelaySubscribeIntegrationTest {
         Item item = again.next(Duration.ofSeconds(20));
         assertThat(item).isInstanceOf(Event.class);
         assertThat(((Event) item).offset()).isEqualTo(after);
+    }
+
+    /** Three relaying nodes, {@code stream} on them, a warmed-up publisher on its leader. */
+    private record SlowSetup(dev.felix.wire.StreamDescription created, FelixServer relay, Publisher publisher,
+            FelixClient slowClient) {
+    }
+
+    /**
+     * Starts three relaying nodes (subscriber queues of 256 events, plus {@code settings}), creates {@code stream},
+     * warms up a publisher on its leader, and connects a client to another node whose SDK buffers 16 events and
+     * then withholds credit: a subscriber that does not read stalls the relay's writes to it.
+     */
+    private SlowSetup slowSetup(StreamRef stream, StreamSpec spec, Map<String, String> settings) throws Exception {
+        Map<String, String> all = new java.util.HashMap<>(settings);
+        all.put("cluster_relay_subscribe", "true");
+        all.put("subscriber_queue_events", "256");
+        cluster = TestCluster.startThree(dir, all);
+        var created = connect(cluster.node("n1")).streams().create(stream, spec);
+        FelixServer leader = cluster.node(created.shardInfo().get(0).leader());
+        FelixServer relay = cluster.nodes().values().stream().filter(n -> n != leader).findFirst().orElseThrow();
+        Publisher publisher = connect(leader).publisher(stream);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> publisher.publish(bytes("warm-up")).firstOffset() >= 0);
+        FelixClient slowClient = FelixClient.connect(ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert()))
+                .broker(relay.quicAddress()).tenant("t1")
+                .receiveQueue(16, 1 << 20, dev.felix.client.ReceivePolicy.BLOCK).build());
+        cluster.track(slowClient);
+        return new SlowSetup(created, relay, publisher, slowClient);
     }
 
     private static void assertEveryEvent(Subscription s, long first) {
