@@ -214,6 +214,10 @@ final class ReplicaManager implements ClusterListener {
         }
         leadingEpoch.keySet().retainAll(held);
         readyEpoch.keySet().retainAll(held);
+        // A delete runs on the node that was asked; here the runtimes of what metadata no longer defines close
+        // (subscribers and watchers end with not_found, a leader's gate goes, logs are removed). After the
+        // follower copies above stopped, so no replica log is removed while open.
+        await(broker.closeDeleted());
     }
 
     /**
