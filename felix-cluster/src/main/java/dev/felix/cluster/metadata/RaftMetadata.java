@@ -137,6 +137,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
     private final ChangeNotifier notifier = new ChangeNotifier(listenerThread, this::deliver, LISTENER_BACKLOG);
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
+    /** Set by {@link #reportNow}: a heartbeat with the latest reports is owed. */
+    private final AtomicBoolean reportAgain = new AtomicBoolean();
     private final ScheduledExecutorService heartbeats =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
     private final ScheduledExecutorService decider =
@@ -155,6 +157,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private long leaderSince;
     /** Decider thread only: per node, the incarnation last seen in the state and when this node first saw it. */
     private final java.util.HashMap<String, long[]> incarnationSeen = new java.util.HashMap<>();
+    /** Decider thread only: the Raft leader this node last followed, and when it last heard from it. */
+    private String followedLeader;
+    private long followedLeaderHeardAt;
+    /** Decider thread only: nodes whose grace this leadership starts earlier than {@link #leaderSince}. */
+    private java.util.Map<String, Long> silentFrom = java.util.Map.of();
 
     private RaftMetadata(ClusterSettings settings, NodeAddresses addresses, NodeFile node, ClusterTls tls,
                          ReplicaReporter reporter, MeterRegistry registry) {
@@ -792,11 +799,25 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     // ------------------------------------------------------------------ heartbeats and decisions
 
+    @Override
+    public void reportNow() {
+        if (closed.get()) {
+            return;
+        }
+        reportAgain.set(true); // if a heartbeat is in flight, it may predate the news: send again when it ends
+        try {
+            heartbeats.execute(this::heartbeat);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
     private void heartbeat() {
         RaftClient c = heartbeatClient;
         if (closed.get() || c == null || !heartbeatInFlight.compareAndSet(false, true)) {
             return;
         }
+        reportAgain.set(false);
         List<ReplicaReport> reports;
         try {
             reports = reporter.reports();
@@ -810,6 +831,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                     .orTimeout(settings.failureTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .whenComplete((reply, e) -> {
                         heartbeatInFlight.set(false);
+                        if (reportAgain.get() && !closed.get()) {
+                            reportNow();
+                        }
                         if (e != null && !closed.get()) {
                             LOG.debug("heartbeat not delivered: {}", String.valueOf(unwrap(e)));
                         } else if (reply != null && !reply.isSuccess()) {
@@ -829,29 +853,39 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
         try {
             DivisionInfo info = server.getDivision(groupId).getInfo();
-            if (!info.isLeader() || !info.isLeaderReady()) {
-                leaderTerm = -1;
-                return;
-            }
-            long term = info.getCurrentTerm();
-            if (term != leaderTerm) {
-                leaderTerm = term;
-                leaderSince = liveness.nowMillis();
-                LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat", term,
-                        settings.failureTimeout().toMillis());
-            }
             ClusterState state = stateMachine.state();
             long now = liveness.nowMillis();
+            // Noted while following too, so that a new leader does not take "first seen" to be its first round.
             for (ClusterState.Member m : state.nodes().values()) {
                 long[] seen = incarnationSeen.get(m.info().nodeId());
                 if (seen == null || seen[0] != m.info().incarnation()) {
                     incarnationSeen.put(m.info().nodeId(), new long[] {m.info().incarnation(), now});
                 }
             }
+            if (!info.isLeader() || !info.isLeaderReady()) {
+                leaderTerm = -1;
+                noteFollowedLeader(info, now);
+                return;
+            }
+            long term = info.getCurrentTerm();
+            if (term != leaderTerm) {
+                leaderTerm = term;
+                leaderSince = now;
+                // Every node gets a full failure timeout of grace to find this leader with its heartbeats, except
+                // the leader this node followed until the election: it heartbeated to itself, so its silence is
+                // known from this node's last contact with it. Without this, losing the Raft leader's node cost
+                // an election plus a whole extra failure timeout before its shards failed over.
+                silentFrom = followedLeader == null || followedLeader.equals(settings.nodeId()) ? java.util.Map.of()
+                        : java.util.Map.of(followedLeader, followedLeaderHeardAt);
+                LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
+                        settings.failureTimeout().toMillis(), silentFrom.isEmpty() ? ""
+                                : " (the previous leader " + followedLeader + " was last heard " + (now
+                                        - followedLeaderHeardAt) + "ms ago)");
+            }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
             List<FailoverDecider.Decision> decisions = FailoverDecider.decide(state, liveness.snapshot(), registered,
-                    now, leaderSince, settings.failureTimeout().toMillis());
+                    silentFrom, now, leaderSince, settings.failureTimeout().toMillis());
             for (FailoverDecider.Decision d : decisions) {
                 if (closed.get()) {
                     return;
@@ -872,6 +906,18 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 LOG.debug("failover decider round failed: {}", String.valueOf(unwrap(e)));
             }
         }
+    }
+
+    /** While following: which node leads the metadata group, and when this node last heard from it. */
+    private void noteFollowedLeader(DivisionInfo info, long now) {
+        if (!info.isFollower() || info.getLeaderId() == null) {
+            return; // a candidate keeps what it noted while following
+        }
+        var role = info.getRoleInfoProto();
+        long elapsed = role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
+                ? role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() : 0;
+        followedLeader = info.getLeaderId().toString();
+        followedLeaderHeardAt = now - elapsed;
     }
 
     private static String describe(Command c, Object value) {

@@ -296,7 +296,9 @@ final class ReplicaManager implements ClusterListener {
         if (p.status() == ShardStatus.ONLINE && leader.isPresent() && leader.get().up() && address.isPresent()) {
             f.follow(p.epoch(), p.leader(), address.get());
         } else {
-            f.fence(p.epoch());
+            // A quorum failover waits for a majority of fenced reports: send this one now, not at the next
+            // heartbeat (up to cluster_heartbeat_ms later).
+            f.fence(p.epoch(), control::reportNow);
         }
     }
 

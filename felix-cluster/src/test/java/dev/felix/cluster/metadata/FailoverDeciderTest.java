@@ -131,6 +131,33 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void thePreviousRaftLeader_isSilentFromWhenThisLeaderLastHeardIt_notFromThisLeadershipsStart() {
+        nodes("a", "b", "c");
+        long lastHeardFromA = clock.millis(); // b followed a until a vanished
+        advance(800); // the election timeout and the election
+        leaderSince = clock.millis();
+        heartbeat("b");
+        heartbeat("c");
+        Map<String, Long> silentFrom = Map.of("a", lastHeardFromA);
+        advance(TIMEOUT - 800 - 1);
+        heartbeat("b");
+        heartbeat("c");
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, silentFrom, clock.millis(),
+                leaderSince, TIMEOUT)).isEmpty();
+        advance(1);
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, silentFrom, clock.millis(),
+                leaderSince, TIMEOUT)).as("a failure timeout after its last contact, not after the election")
+                .extracting(FailoverDecider.Decision::command)
+                .containsExactly(new Command.SetNodeStatus("a", NodeStatus.DOWN, 1));
+        assertThat(decide()).as("without it, a has a whole timeout of grace from leaderSince").isEmpty();
+
+        // The previous leader heard by this leader (it was alive after all) is as live as anyone.
+        heartbeat("a");
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, silentFrom, clock.millis(),
+                leaderSince, TIMEOUT)).isEmpty();
+    }
+
+    @Test
     void aDownNodeHeardBeforeThisLeadershipStaysDown() {
         nodes("a", "b");
         apply(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
