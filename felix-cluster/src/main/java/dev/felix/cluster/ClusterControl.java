@@ -26,8 +26,8 @@ public interface ClusterControl {
 
     /**
      * Sends this node's replica reports to the metadata leader now rather than at the next heartbeat: a replica
-     * that just stopped following a lost leader is what a {@code quorum} failover waits for. Never blocks; a
-     * report already in flight makes this a no-op.
+     * that just stopped following a lost leader is what a {@code quorum} failover waits for. Never blocks; with
+     * a heartbeat already in flight (it may predate the news) another one follows when it ends.
      */
     default void reportNow() {
     }

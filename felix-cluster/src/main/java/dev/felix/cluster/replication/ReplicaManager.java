@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
  * (a {@link FollowerReplica}), or fences (the leader is lost: stop fetching so a successor can be elected).
  * When this node is the recorded leader of a unit that went unavailable while it was away, it adopts the
  * records of its own epoch its replicas hold past its recovered end and asks metadata to resume leadership.
+ * What metadata no longer defines (a stream or cache deleted through another node) is closed here too: the
+ * replica copies stop and their directories go, and the broker closes its runtimes ({@code closeDeleted}).
  *
  * <p><b>Threads.</b> Reconciles on its own thread ({@code felix-replica-manager}), after every metadata change
  * and once a second; the queries ({@link #readyToLead}, {@link #knownHighWatermark}, {@link #reports}) are
