@@ -137,6 +137,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
     private final ChangeNotifier notifier = new ChangeNotifier(listenerThread, this::deliver, LISTENER_BACKLOG);
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
+    /** A {@link #decideSoon} round is queued on the decider thread. */
+    private final AtomicBoolean decideQueued = new AtomicBoolean();
     /** Set by {@link #reportNow}: a heartbeat with the latest reports is owed. */
     private final AtomicBoolean reportAgain = new AtomicBoolean();
     private final ScheduledExecutorService heartbeats =
@@ -175,6 +177,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.raftAddress().toString()).build();
         this.parameters = RaftTls.parameters(tls);
         this.liveness = Liveness.monotonic();
+        // A fenced report may complete a quorum failover's majority: decide now, not at the next round.
+        liveness.onNewlyFenced(this::decideSoon);
         this.stateMachine = new MetadataStateMachine(settings.nodeId(), liveness, this::changed);
         this.registry = registry;
         this.metrics = new RaftMetrics(null, new MetricSource());
@@ -843,6 +847,20 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         } catch (RuntimeException e) {
             heartbeatInFlight.set(false);
             LOG.debug("heartbeat not sent: {}", e.toString());
+        }
+    }
+
+    /** Runs a decider round soon, besides the periodic ones (coalesced). Any thread. */
+    private void decideSoon() {
+        if (!closed.get() && decideQueued.compareAndSet(false, true)) {
+            try {
+                decider.execute(() -> {
+                    decideQueued.set(false);
+                    decide();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                decideQueued.set(false); // closing
+            }
         }
     }
 

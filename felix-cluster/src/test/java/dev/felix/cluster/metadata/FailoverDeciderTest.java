@@ -158,6 +158,23 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void aHeartbeatThatNewlyFencesAUnit_asksForADecisionAtOnce_andOnlyThen() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        liveness.onNewlyFenced(asked::incrementAndGet);
+        ShardKey key = ShardKey.stream(7, 0);
+        heartbeat("b", new ReplicaReport(key, 1, 10, 10, -1));
+        assertThat(asked).as("following, not fenced").hasValue(0);
+        heartbeat("b", new ReplicaReport(key, 1, 10, 10, 1));
+        assertThat(asked).as("fenced at epoch 1: the failover may be decidable now").hasValue(1);
+        heartbeat("b", new ReplicaReport(key, 1, 10, 10, 1));
+        assertThat(asked).as("the same report again is no news").hasValue(1);
+        heartbeat("c", new ReplicaReport(key, 1, 10, 10, 1));
+        assertThat(asked).as("another replica's first fenced report is").hasValue(2);
+        heartbeat("b", new ReplicaReport(key, 2, 12, 12, 2));
+        assertThat(asked).as("fenced at a later epoch").hasValue(3);
+    }
+
+    @Test
     void aDownNodeHeardBeforeThisLeadershipStaysDown() {
         nodes("a", "b");
         apply(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
