@@ -9,7 +9,13 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class Backoff {
     static final long BASE_MILLIS = 50;
-    static final long CAP_MILLIS = 2_000;
+    /**
+     * The longest wait. A failover makes every client of the lost node retry until a replica is promoted (a
+     * failure timeout, 3 s by default): with a 2 s cap a client then still slept 1 s on average, and up to 2 s,
+     * after the shard was back. 500 ms keeps that under half a second while full jitter still spreads the
+     * retries of many clients.
+     */
+    static final long CAP_MILLIS = 500;
 
     private Backoff() {
     }

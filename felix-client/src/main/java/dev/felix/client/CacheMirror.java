@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -346,14 +347,38 @@ public final class CacheMirror implements AutoCloseable {
     }
 
     private void end(FelixClientException cause) {
-        if (endCause == null) {
-            endCause = cause;
+        synchronized (this) {
+            if (endCause == null) {
+                endCause = cause;
+            }
         }
         live = false;
         synchronized (this) {
             notifyAll();
         }
+        fireEnd();
     }
+
+    /**
+     * Runs {@code hook} once, with the cause, when this mirror ends (at once if it already has); for a
+     * {@link ClusterMirror} that mirrors again from the cache's new home. Called on whichever thread ends it:
+     * the hook must not block.
+     */
+    void onEnd(Consumer<FelixClientException> hook) {
+        onEnd = hook;
+        fireEnd();
+    }
+
+    private void fireEnd() {
+        Consumer<FelixClientException> hook = onEnd;
+        FelixClientException cause = endCause;
+        if (hook != null && cause != null && endFired.compareAndSet(false, true)) {
+            hook.accept(cause);
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicBoolean endFired = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile Consumer<FelixClientException> onEnd;
 
     /** For tests: the re-watch delay bound after {@code attempts} consecutive attempts. */
     static Duration backoffBound(int attempts) {

@@ -57,7 +57,7 @@ final class ClusterRoutes {
             }
         }
         for (ClusterShardStatus s : status.shards()) {
-            Route route = new Route(s.name(), s.shard());
+            Route route = new Route("cache".equals(s.kind()) ? cacheRoute(s.name()) : s.name(), s.shard());
             InetSocketAddress a = s.leader() == null ? null : nodes.get(s.leader());
             if ("online".equals(s.status()) && a != null) {
                 leaders.put(route, a);
@@ -72,6 +72,11 @@ final class ClusterRoutes {
         Set<InetSocketAddress> all = new LinkedHashSet<>(first);
         all.addAll(nodes.values());
         return new ArrayList<>(all);
+    }
+
+    /** The route name of cache {@code name} (shard 0): apart from a stream of the same name. */
+    static String cacheRoute(String name) {
+        return "cache:" + name;
     }
 
     /** {@code host:port} as an address, or null if it is not one. */

@@ -122,6 +122,17 @@ public final class FelixCluster implements AutoCloseable {
         return s;
     }
 
+    /**
+     * A local copy of cache {@code cache} (or of the keys under {@code prefix}, if not null) that follows the
+     * cache to whichever node serves it (see {@link ClusterMirror}). Returns once the first snapshot is applied.
+     *
+     * @throws FelixClientException as {@link FelixClient#mirror}, or {@code unavailable} when no node serves the
+     *                              cache within the request timeout
+     */
+    public ClusterMirror mirror(CacheRef cache, String prefix) {
+        return ClusterMirror.start(this, cache, prefix);
+    }
+
     /** A connection to some node that answers (for administration: streams, caches, cluster status). */
     public FelixClient anyNode() {
         refresh(true);
@@ -182,6 +193,17 @@ public final class FelixCluster implements AutoCloseable {
         }
         refresh(false);
         return routes.leader(stream.toString(), shard);
+    }
+
+    /** Where cache {@code cache} is served: the remembered route, else what the cluster says now; null if nowhere. */
+    InetSocketAddress cacheHomeOf(CacheRef cache) {
+        String route = ClusterRoutes.cacheRoute(cache.toString());
+        InetSocketAddress known = routes.leader(route, 0);
+        if (known != null) {
+            return known;
+        }
+        refresh(false);
+        return routes.leader(route, 0);
     }
 
     /** The connection to the node at {@code address}, made on first use and again after it was lost. */

@@ -23,4 +23,12 @@ public interface ClusterControl {
      * end, takes leadership again at epoch {@code expectedEpoch + 1} and makes the unit online.
      */
     CompletableFuture<ShardPlacement> resumeLeadership(ShardKey key, long expectedEpoch);
+
+    /**
+     * Sends this node's replica reports to the metadata leader now rather than at the next heartbeat: a replica
+     * that just stopped following a lost leader is what a {@code quorum} failover waits for. Never blocks; with
+     * a heartbeat already in flight (it may predate the news) another one follows when it ends.
+     */
+    default void reportNow() {
+    }
 }

@@ -22,7 +22,9 @@ import java.util.Objects;
  * <p><b>Rules.</b>
  * <ul>
  *   <li>Liveness. A node is silent from {@code max(last heartbeat, leaderSince, registered)}: a new leader
- *       grants every node a full failure timeout of grace, and so does a (re-)registration. An {@code UP}
+ *       grants every node a full failure timeout of grace, and so does a (re-)registration; except the previous
+ *       Raft leader, silent from when the new leader last heard from it as its follower (it heartbeated only to
+ *       itself, and an election means a majority stopped hearing it). An {@code UP}
  *       node silent for the failure timeout is set {@code DOWN};
  *       a {@code DOWN} node heard again (same incarnation, after {@code leaderSince}, within the timeout) is set
  *       {@code UP}.</li>
@@ -102,11 +104,22 @@ final class FailoverDecider {
      */
     static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
                                  long nowMillis, long leaderSince, long failureTimeout) {
+        return decide(state, heard, registered, Map.of(), nowMillis, leaderSince, failureTimeout);
+    }
+
+    /**
+     * As above, where a node in {@code silentFrom} is known silent since an earlier time than {@code leaderSince}
+     * (the previous Raft leader: since this leader last heard from it while following it), so its grace starts
+     * there instead of at this leadership's start.
+     */
+    static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
+                                 Map<String, Long> silentFrom, long nowMillis, long leaderSince, long failureTimeout) {
         List<Decision> out = new ArrayList<>();
         for (ClusterState.Member m : state.nodes().values()) {
             String id = m.info().nodeId();
             Heard h = fresh(heard.get(id), leaderSince);
-            long silentSince = Math.max(leaderSince, registered.getOrDefault(id, leaderSince));
+            long graceFrom = Math.min(leaderSince, silentFrom.getOrDefault(id, leaderSince));
+            long silentSince = Math.max(graceFrom, registered.getOrDefault(id, graceFrom));
             if (h != null) {
                 silentSince = Math.max(silentSince, h.atMillis());
             }

@@ -30,10 +30,37 @@ final class Liveness {
         return new Liveness(() -> System.nanoTime() / 1_000_000);
     }
 
-    void record(Heartbeat h) {
-        heard.put(h.nodeId(), new FailoverDecider.Heard(millis.getAsLong(), h.incarnation(), h.reports()));
-        received.increment();
+    /**
+     * Runs {@code r} (on the recording thread; it must not block) whenever a heartbeat reports a replica fenced at
+     * a higher epoch than that node's previous heartbeat did: a {@code quorum} failover may now be decidable.
+     */
+    void onNewlyFenced(Runnable r) {
+        onNewlyFenced = r;
     }
+
+    void record(Heartbeat h) {
+        FailoverDecider.Heard previous = heard.put(h.nodeId(),
+                new FailoverDecider.Heard(millis.getAsLong(), h.incarnation(), h.reports()));
+        received.increment();
+        if (newlyFenced(previous, h)) {
+            onNewlyFenced.run();
+        }
+    }
+
+    private static boolean newlyFenced(FailoverDecider.Heard previous, Heartbeat h) {
+        for (dev.felix.cluster.ReplicaReport r : h.reports()) {
+            if (r.fencedEpoch() < 0) {
+                continue;
+            }
+            dev.felix.cluster.ReplicaReport before = previous == null ? null : previous.report(r.key());
+            if (before == null || before.fencedEpoch() < r.fencedEpoch()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private volatile Runnable onNewlyFenced = () -> { };
 
     Map<String, FailoverDecider.Heard> snapshot() {
         return Map.copyOf(heard);

@@ -108,6 +108,17 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     static final Duration CLIENT_ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
     /** Sleep between retries of the Raft client. */
     static final Duration RETRY_SLEEP = Duration.ofMillis(100);
+    /**
+     * How long the Raft leader waits between attempts to reach a member it cannot reach
+     * ({@code raft.server.log.appender.retry.policy}: sleep, count pairs; each sleep is drawn from 0.5–1.5×).
+     * Ratis's default ({@code 1ms,10, 1s,20, 5s,1000}) reaches its 5 s step after about ten seconds of failures,
+     * so a member killed and restarted waited up to 7.5 s more for the leader's first append, and then a
+     * 5 s step again after any hiccup: 10–15 s from restart to caught up. Capped at 500 ms here, a restarted
+     * member hears from the leader within 750 ms of listening. This policy only paces the leader's retries
+     * towards one member (an attempt to a frozen member still waits out its request timeout); elections,
+     * whose timeouts are above, are unaffected.
+     */
+    static final String APPENDER_RETRY_POLICY = "1ms,10, 100ms,20, 500ms,2147483647";
     /** Changes a slow listener may fall behind before deliveries are coalesced to the latest state. */
     static final int LISTENER_BACKLOG = 1024;
 
@@ -126,6 +137,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
     private final ChangeNotifier notifier = new ChangeNotifier(listenerThread, this::deliver, LISTENER_BACKLOG);
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
+    /** A {@link #decideSoon} round is queued on the decider thread. */
+    private final AtomicBoolean decideQueued = new AtomicBoolean();
+    /** Set by {@link #reportNow}: a heartbeat with the latest reports is owed. */
+    private final AtomicBoolean reportAgain = new AtomicBoolean();
     private final ScheduledExecutorService heartbeats =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
     private final ScheduledExecutorService decider =
@@ -144,6 +159,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private long leaderSince;
     /** Decider thread only: per node, the incarnation last seen in the state and when this node first saw it. */
     private final java.util.HashMap<String, long[]> incarnationSeen = new java.util.HashMap<>();
+    /** Decider thread only: the Raft leader this node last followed, and when it last heard from it. */
+    private String followedLeader;
+    private long followedLeaderHeardAt;
+    /** Decider thread only: nodes whose grace this leadership starts earlier than {@link #leaderSince}. */
+    private java.util.Map<String, Long> silentFrom = java.util.Map.of();
 
     private RaftMetadata(ClusterSettings settings, NodeAddresses addresses, NodeFile node, ClusterTls tls,
                          ReplicaReporter reporter, MeterRegistry registry) {
@@ -157,6 +177,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.raftAddress().toString()).build();
         this.parameters = RaftTls.parameters(tls);
         this.liveness = Liveness.monotonic();
+        // A fenced report may complete a quorum failover's majority: decide now, not at the next round.
+        liveness.onNewlyFenced(this::decideSoon);
         this.stateMachine = new MetadataStateMachine(settings.nodeId(), liveness, this::changed);
         this.registry = registry;
         this.metrics = new RaftMetrics(null, new MetricSource());
@@ -345,6 +367,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, SNAPSHOT_EVERY_ENTRIES);
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, APPENDER_RETRY_POLICY);
         return p;
     }
 
@@ -780,11 +803,25 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     // ------------------------------------------------------------------ heartbeats and decisions
 
+    @Override
+    public void reportNow() {
+        if (closed.get()) {
+            return;
+        }
+        reportAgain.set(true); // if a heartbeat is in flight, it may predate the news: send again when it ends
+        try {
+            heartbeats.execute(this::heartbeat);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
     private void heartbeat() {
         RaftClient c = heartbeatClient;
         if (closed.get() || c == null || !heartbeatInFlight.compareAndSet(false, true)) {
             return;
         }
+        reportAgain.set(false);
         List<ReplicaReport> reports;
         try {
             reports = reporter.reports();
@@ -798,6 +835,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                     .orTimeout(settings.failureTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .whenComplete((reply, e) -> {
                         heartbeatInFlight.set(false);
+                        if (reportAgain.get() && !closed.get()) {
+                            reportNow();
+                        }
                         if (e != null && !closed.get()) {
                             LOG.debug("heartbeat not delivered: {}", String.valueOf(unwrap(e)));
                         } else if (reply != null && !reply.isSuccess()) {
@@ -810,6 +850,20 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
     }
 
+    /** Runs a decider round soon, besides the periodic ones (coalesced). Any thread. */
+    private void decideSoon() {
+        if (!closed.get() && decideQueued.compareAndSet(false, true)) {
+            try {
+                decider.execute(() -> {
+                    decideQueued.set(false);
+                    decide();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                decideQueued.set(false); // closing
+            }
+        }
+    }
+
     /** One round of the failover decider; acts only while this node is the Raft leader. */
     private void decide() {
         if (closed.get()) {
@@ -817,29 +871,39 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
         try {
             DivisionInfo info = server.getDivision(groupId).getInfo();
-            if (!info.isLeader() || !info.isLeaderReady()) {
-                leaderTerm = -1;
-                return;
-            }
-            long term = info.getCurrentTerm();
-            if (term != leaderTerm) {
-                leaderTerm = term;
-                leaderSince = liveness.nowMillis();
-                LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat", term,
-                        settings.failureTimeout().toMillis());
-            }
             ClusterState state = stateMachine.state();
             long now = liveness.nowMillis();
+            // Noted while following too, so that a new leader does not take "first seen" to be its first round.
             for (ClusterState.Member m : state.nodes().values()) {
                 long[] seen = incarnationSeen.get(m.info().nodeId());
                 if (seen == null || seen[0] != m.info().incarnation()) {
                     incarnationSeen.put(m.info().nodeId(), new long[] {m.info().incarnation(), now});
                 }
             }
+            if (!info.isLeader() || !info.isLeaderReady()) {
+                leaderTerm = -1;
+                noteFollowedLeader(info, now);
+                return;
+            }
+            long term = info.getCurrentTerm();
+            if (term != leaderTerm) {
+                leaderTerm = term;
+                leaderSince = now;
+                // Every node gets a full failure timeout of grace to find this leader with its heartbeats, except
+                // the leader this node followed until the election: it heartbeated to itself, so its silence is
+                // known from this node's last contact with it. Without this, losing the Raft leader's node cost
+                // an election plus a whole extra failure timeout before its shards failed over.
+                silentFrom = followedLeader == null || followedLeader.equals(settings.nodeId()) ? java.util.Map.of()
+                        : java.util.Map.of(followedLeader, followedLeaderHeardAt);
+                LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
+                        settings.failureTimeout().toMillis(), silentFrom.isEmpty() ? ""
+                                : " (the previous leader " + followedLeader + " was last heard " + (now
+                                        - followedLeaderHeardAt) + "ms ago)");
+            }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
             List<FailoverDecider.Decision> decisions = FailoverDecider.decide(state, liveness.snapshot(), registered,
-                    now, leaderSince, settings.failureTimeout().toMillis());
+                    silentFrom, now, leaderSince, settings.failureTimeout().toMillis());
             for (FailoverDecider.Decision d : decisions) {
                 if (closed.get()) {
                     return;
@@ -860,6 +924,18 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 LOG.debug("failover decider round failed: {}", String.valueOf(unwrap(e)));
             }
         }
+    }
+
+    /** While following: which node leads the metadata group, and when this node last heard from it. */
+    private void noteFollowedLeader(DivisionInfo info, long now) {
+        if (!info.isFollower() || info.getLeaderId() == null) {
+            return; // a candidate keeps what it noted while following
+        }
+        var role = info.getRoleInfoProto();
+        long elapsed = role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
+                ? role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() : 0;
+        followedLeader = info.getLeaderId().toString();
+        followedLeaderHeardAt = now - elapsed;
     }
 
     private static String describe(Command c, Object value) {

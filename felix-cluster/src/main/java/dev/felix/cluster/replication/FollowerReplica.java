@@ -106,9 +106,10 @@ final class FollowerReplica {
 
     /**
      * Stops fetching because metadata says the leader of {@code lostEpoch} is lost; the report then says so,
-     * and the log does not grow until this replica follows again.
+     * and the log does not grow until this replica follows again. {@code newlyFenced} runs (on the replica's
+     * lane) when this fences an epoch it had not fenced before, once the report says so.
      */
-    void fence(long lostEpoch) {
+    void fence(long lostEpoch, Runnable newlyFenced) {
         lane.execute(() -> {
             if (stopped) {
                 return;
@@ -119,6 +120,7 @@ final class FollowerReplica {
                 fencedEpoch = lostEpoch;
                 LOG.info("{}: stopped following the lost leader of epoch {} (log end {}, last epoch {})", label,
                         lostEpoch, end, lastEpoch);
+                newlyFenced.run();
             }
         });
     }

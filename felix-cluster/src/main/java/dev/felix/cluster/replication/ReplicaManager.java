@@ -47,6 +47,8 @@ import org.slf4j.LoggerFactory;
  * (a {@link FollowerReplica}), or fences (the leader is lost: stop fetching so a successor can be elected).
  * When this node is the recorded leader of a unit that went unavailable while it was away, it adopts the
  * records of its own epoch its replicas hold past its recovered end and asks metadata to resume leadership.
+ * What metadata no longer defines (a stream or cache deleted through another node) is closed here too: the
+ * replica copies stop and their directories go, and the broker closes its runtimes ({@code closeDeleted}).
  *
  * <p><b>Threads.</b> Reconciles on its own thread ({@code felix-replica-manager}), after every metadata change
  * and once a second; the queries ({@link #readyToLead}, {@link #knownHighWatermark}, {@link #reports}) are
@@ -219,6 +221,10 @@ final class ReplicaManager implements ClusterListener {
         }
         leadingEpoch.keySet().retainAll(held);
         readyEpoch.keySet().retainAll(held);
+        // A delete runs on the node that was asked; here the runtimes of what metadata no longer defines close
+        // (subscribers and watchers end with not_found, a leader's gate goes, logs are removed). After the
+        // follower copies above stopped, so no replica log is removed while open.
+        await(broker.closeDeleted());
     }
 
     /**
@@ -297,7 +303,9 @@ final class ReplicaManager implements ClusterListener {
         if (p.status() == ShardStatus.ONLINE && leader.isPresent() && leader.get().up() && address.isPresent()) {
             f.follow(p.epoch(), p.leader(), address.get());
         } else {
-            f.fence(p.epoch());
+            // A quorum failover waits for a majority of fenced reports: send this one now, not at the next
+            // heartbeat (up to cluster_heartbeat_ms later).
+            f.fence(p.epoch(), control::reportNow);
         }
     }
 

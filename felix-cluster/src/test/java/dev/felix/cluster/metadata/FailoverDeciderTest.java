@@ -131,6 +131,50 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void thePreviousRaftLeader_isSilentFromWhenThisLeaderLastHeardIt_notFromThisLeadershipsStart() {
+        nodes("a", "b", "c");
+        long lastHeardFromA = clock.millis(); // b followed a until a vanished
+        advance(800); // the election timeout and the election
+        leaderSince = clock.millis();
+        heartbeat("b");
+        heartbeat("c");
+        Map<String, Long> silentFrom = Map.of("a", lastHeardFromA);
+        advance(TIMEOUT - 800 - 1);
+        heartbeat("b");
+        heartbeat("c");
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, silentFrom, clock.millis(),
+                leaderSince, TIMEOUT)).isEmpty();
+        advance(1);
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, silentFrom, clock.millis(),
+                leaderSince, TIMEOUT)).as("a failure timeout after its last contact, not after the election")
+                .extracting(FailoverDecider.Decision::command)
+                .containsExactly(new Command.SetNodeStatus("a", NodeStatus.DOWN, 1));
+        assertThat(decide()).as("without it, a has a whole timeout of grace from leaderSince").isEmpty();
+
+        // The previous leader heard by this leader (it was alive after all) is as live as anyone.
+        heartbeat("a");
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, silentFrom, clock.millis(),
+                leaderSince, TIMEOUT)).isEmpty();
+    }
+
+    @Test
+    void aHeartbeatThatNewlyFencesAUnit_asksForADecisionAtOnce_andOnlyThen() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        liveness.onNewlyFenced(asked::incrementAndGet);
+        ShardKey key = ShardKey.stream(7, 0);
+        heartbeat("b", new ReplicaReport(key, 1, 10, 10, -1));
+        assertThat(asked).as("following, not fenced").hasValue(0);
+        heartbeat("b", new ReplicaReport(key, 1, 10, 10, 1));
+        assertThat(asked).as("fenced at epoch 1: the failover may be decidable now").hasValue(1);
+        heartbeat("b", new ReplicaReport(key, 1, 10, 10, 1));
+        assertThat(asked).as("the same report again is no news").hasValue(1);
+        heartbeat("c", new ReplicaReport(key, 1, 10, 10, 1));
+        assertThat(asked).as("another replica's first fenced report is").hasValue(2);
+        heartbeat("b", new ReplicaReport(key, 2, 12, 12, 2));
+        assertThat(asked).as("fenced at a later epoch").hasValue(3);
+    }
+
+    @Test
     void aDownNodeHeardBeforeThisLeadershipStaysDown() {
         nodes("a", "b");
         apply(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));

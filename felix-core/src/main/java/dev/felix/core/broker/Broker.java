@@ -249,6 +249,32 @@ public final class Broker implements AutoCloseable {
     }
 
     /**
+     * Closes every stream and cache runtime on this node whose definition metadata no longer holds: in a
+     * cluster a delete runs on the node that was asked, and every other node learns of it from metadata, so
+     * a cluster member calls this after each metadata change. Such a stream ends its subscriptions with
+     * {@code not_found}, refuses what is queued and has its logs on this node removed, exactly as
+     * {@link #deleteStream} does on the node that deleted it; a cache likewise ({@link Caches#closeDeleted}).
+     * A stream deleted and created again under the same name is a new uid: the old runtime closes, so the
+     * next lookup opens the new one. Streams created on first use (uid 0) are never stored and never closed
+     * here. Completes when the runtimes have closed.
+     */
+    public CompletableFuture<Void> closeDeleted() {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (Stream s : streams.values()) {
+            if (s.uid() == 0 || stillDefined(s)) {
+                continue;
+            }
+            if (streams.remove(s.name(), s)) {
+                LOG.info("stream {} was deleted (uid {}); closing its runtime on this node", s.name(), s.uid());
+                closing.add(s.close(FelixError.of(ErrorCode.NOT_FOUND, "stream " + s.name() + " was deleted"))
+                        .thenRun(() -> removeLogs(s)));
+            }
+        }
+        closing.add(caches.closeDeleted());
+        return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new));
+    }
+
+    /**
      * Closes the runtime of shard {@code shard} of {@code name} if it is in memory — its subscriptions end
      * with {@code reason}, queued publishes are refused with it, its log closes — leaving a fresh one that
      * opens the log on first use. A cluster member calls this when leadership of the shard changes.
@@ -328,6 +354,15 @@ public final class Broker implements AutoCloseable {
     /** The live stream for a stored definition, created on first use. */
     private Stream live(StreamRecord r) {
         return streams.computeIfAbsent(r.name(), n -> factory.create(n, r.config(), r.uid()));
+    }
+
+    /** Whether metadata still defines {@code s} (same uid); unreadable metadata counts as defined. */
+    private boolean stillDefined(Stream s) {
+        try {
+            return metadata.stream(s.name()).map(r -> r.uid() == s.uid()).orElse(false);
+        } catch (FelixException e) {
+            return true;
+        }
     }
 
     private boolean metadataHas(StreamName name) {

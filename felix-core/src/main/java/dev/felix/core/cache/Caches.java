@@ -50,6 +50,11 @@ public final class Caches implements AutoCloseable {
     private final Metadata metadata;
     private final boolean autoCreateTenants;
     private final ConcurrentHashMap<CacheName, Cache> caches = new ConcurrentHashMap<>();
+    /**
+     * The definition each cache opened on this node since start was built from, kept after a release (its
+     * data stays here): what {@link #closeDeleted} compares with metadata, and whose log it removes.
+     */
+    private final ConcurrentHashMap<CacheName, CacheRecord> built = new ConcurrentHashMap<>();
     private final AtomicLong watchIds = new AtomicLong();
     private final ScheduledFuture<?> sweeper;
     private volatile boolean closed;
@@ -152,7 +157,9 @@ public final class Caches implements AutoCloseable {
         Cache live;
         try {
             checkOpen();
-            live = find(name).orElse(null);
+            // Only an open instance can have watchers: building one just to drop it would open it on a node
+            // that may not serve it (a cluster member drops for any node).
+            live = caches.get(name);
         } catch (FelixException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -161,6 +168,7 @@ public final class Caches implements AutoCloseable {
                     + live.info().watchers() + " watcher(s); drop it with force to end them").toException());
         }
         return metadata.deleteCache(name).thenCompose(record -> {
+            built.remove(name);
             Cache c = caches.remove(name);
             CompletableFuture<Void> closing = c == null ? CompletableFuture.completedFuture(null)
                     : c.close(FelixError.of(ErrorCode.NOT_FOUND, "cache " + name + " was dropped"));
@@ -176,6 +184,37 @@ public final class Caches implements AutoCloseable {
     public CompletableFuture<Void> release(CacheName name, FelixError reason) {
         Cache c = caches.remove(name);
         return c == null ? CompletableFuture.completedFuture(null) : c.close(reason);
+    }
+
+    /**
+     * Closes every open cache whose definition metadata no longer holds (deleted through another node of a
+     * cluster, or deleted and created again with a new uid): its watches end with {@code not_found}, queued
+     * mutations are refused, and its log on this node is removed, as {@link #drop} does on the node asked.
+     * Completes when they have closed.
+     */
+    public CompletableFuture<Void> closeDeleted() {
+        List<CompletableFuture<Void>> closing = new ArrayList<>();
+        for (CacheRecord r : built.values()) {
+            if (stillDefined(r) || !built.remove(r.name(), r)) {
+                continue;
+            }
+            Cache c = caches.get(r.name());
+            CompletableFuture<Void> closed = CompletableFuture.completedFuture(null);
+            if (c != null && caches.remove(r.name(), c)) {
+                LOG.info("cache {} was dropped (uid {}); closing it on this node", r.name(), r.uid());
+                closed = c.close(FelixError.of(ErrorCode.NOT_FOUND, "cache " + r.name() + " was dropped"));
+            }
+            closing.add(closed.thenRun(() -> removeLog(r)));
+        }
+        return CompletableFuture.allOf(closing.toArray(CompletableFuture[]::new));
+    }
+
+    private boolean stillDefined(CacheRecord r) {
+        try {
+            return metadata.cache(r.name()).map(now -> now.uid() == r.uid()).orElse(false);
+        } catch (FelixException e) {
+            return true; // unreadable: keep serving; a later pass decides
+        }
     }
 
     /** Caches in use on this node (named since start). */
@@ -222,7 +261,11 @@ public final class Caches implements AutoCloseable {
 
     /** The live cache of a stored definition, built on first use. */
     private Cache live(CacheRecord r) {
-        return caches.computeIfAbsent(r.name(), n -> build(n, r.config(), r.uid()));
+        return caches.computeIfAbsent(r.name(), n -> {
+            Cache c = build(n, r.config(), r.uid());
+            built.put(n, r);
+            return c;
+        });
     }
 
     private Cache build(CacheName name, CacheConfig config, long uid) {

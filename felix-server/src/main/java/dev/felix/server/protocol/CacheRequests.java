@@ -4,7 +4,6 @@ import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.cache.Cache;
 import dev.felix.core.cache.CacheConfig;
-import dev.felix.core.cache.CacheInfo;
 import dev.felix.core.cache.CacheName;
 import dev.felix.wire.CacheDescription;
 import dev.felix.wire.Capabilities;
@@ -67,12 +66,17 @@ final class CacheRequests {
                 CacheName name = Routing.cacheName(tenant, c.tenantId(), c.namespace(), c.cache());
                 CacheConfig config = config(c);
                 return context.broker.caches().createAsync(name, config)
-                        .thenCompose(cache -> cache.load().thenApply(info -> info(cache, info, c.requestId())))
+                        .thenCompose(cache -> Routing.leadsCache(context, name)
+                                ? cache.load().thenApply(info -> info(cache, info.entries(), info.nextOffset(),
+                                        c.requestId()))
+                                // Another node serves it: loading it here would open (for a log cache, create) a
+                                // copy this node never serves, racing its release. Answered as a new cache.
+                                : CompletableFuture.completedFuture(info(cache, 0, 0, c.requestId())))
                         .exceptionally(e -> error(context, e, c.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDescribe d) {
                 Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()));
-                return cache.load().thenApply(info -> info(cache, info, d.requestId()))
+                return cache.load().thenApply(info -> info(cache, info.entries(), info.nextOffset(), d.requestId()))
                         .exceptionally(e -> error(context, e, d.requestId(), negotiated));
             }
             if (m instanceof Message.CacheList l) {
@@ -122,10 +126,10 @@ final class CacheRequests {
         return new Message.CacheOk(requestId, reported);
     }
 
-    private static WirePayload info(Cache cache, CacheInfo info, Long requestId) {
+    private static WirePayload info(Cache cache, long entries, long nextOffset, Long requestId) {
         CacheDescription d = describe(cache);
         return new Message.CacheInfo(d.tenantId(), d.namespace(), d.cache(), d.backing(), d.ttlMs(), d.maxEntries(),
-                d.fsync(), info.entries(), info.nextOffset(), requestId);
+                d.fsync(), entries, nextOffset, requestId);
     }
 
     private static CacheDescription describe(Cache cache) {

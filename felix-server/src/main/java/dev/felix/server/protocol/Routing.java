@@ -104,6 +104,11 @@ final class Routing {
         return CompletableFuture.failedFuture(new FelixException(ErrorCode.NOT_FOUND, "cache not found: " + name));
     }
 
+    /** Whether this node serves cache {@code name} (a single node serves every cache). */
+    static boolean leadsCache(ServerContext context, CacheName name) {
+        return context.broker.router().cache(name) instanceof Leadership.Here;
+    }
+
     private static void checkLeads(ServerContext context, CacheName name) throws FelixException {
         Leadership l = context.broker.router().cache(name);
         if (!(l instanceof Leadership.Here)) {

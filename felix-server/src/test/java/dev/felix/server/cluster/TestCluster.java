@@ -68,7 +68,23 @@ public final class TestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Starts node {@code id} again from its data directory (stopped with {@link #stop}): it rejoins with the id,
+     * Raft port and membership it remembers, neither bootstrapping nor joining. Returns once it is a member
+     * again and has caught up with the metadata log (what {@code FelixServer.start} waits for).
+     */
+    public FelixServer restart(String id) throws Exception {
+        if (nodes.containsKey(id)) {
+            throw new IllegalStateException("node " + id + " is running; stop it first");
+        }
+        return start(id, null, false);
+    }
+
     private FelixServer start(String id, String join) throws Exception {
+        return start(id, join, join == null);
+    }
+
+    private FelixServer start(String id, String join, boolean bootstrap) throws Exception {
         Map<String, String> flags = new HashMap<>(extra);
         flags.put("data_dir", dir.resolve(id).toString());
         flags.put("quic_bind", "127.0.0.1:0");
@@ -77,9 +93,9 @@ public final class TestCluster implements AutoCloseable {
         flags.put("raft_bind", "127.0.0.1:0");
         flags.put("cluster_ca_cert", ca.cert().toString());
         flags.put("cluster_ca_key", ca.key().toString());
-        if (join == null) {
+        if (bootstrap) {
             flags.put("cluster_bootstrap", "true");
-        } else {
+        } else if (join != null) {
             flags.put("cluster_join", join);
         }
         FelixServer server = FelixServer.start(ConfigLoader.load(null, Map.of(), flags));
