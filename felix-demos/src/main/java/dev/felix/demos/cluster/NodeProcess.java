@@ -39,6 +39,7 @@ public final class NodeProcess implements AutoCloseable {
     static final Duration STARTUP = Duration.ofSeconds(90);
 
     private static final Pattern QUIC = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("(?m)^\\s+admin\\s+http://127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern RAFT = Pattern.compile("(?m)^\\s+node\\s+\\S+\\s+\\(raft ([^,]+),");
 
     final String id;
@@ -51,6 +52,7 @@ public final class NodeProcess implements AutoCloseable {
     private List<String> jvmOptions = TEST_JVM;
     private Process process;
     private int quicPort;
+    private int httpPort = -1;
     private String raftAddress;
     private int starts;
     private boolean frozen;
@@ -197,6 +199,8 @@ public final class NodeProcess implements AutoCloseable {
                     throw new IOException("node " + id + " printed an unexpected banner: " + text);
                 }
                 quicPort = Integer.parseInt(q.group(1));
+                Matcher h = ADMIN.matcher(text);
+                httpPort = h.find() ? Integer.parseInt(h.group(1)) : -1;
                 raftAddress = ca != null ? r.group(1) : null;
                 return;
             }
@@ -216,6 +220,14 @@ public final class NodeProcess implements AutoCloseable {
     /** The address clients reach this node at (changes with every start). */
     public InetSocketAddress clientAddress() {
         return new InetSocketAddress("127.0.0.1", quicPort);
+    }
+
+    /**
+     * Its admin HTTP address ({@code /metrics}; changes with every start), or null if the banner did not name
+     * one.
+     */
+    public InetSocketAddress httpAddress() {
+        return httpPort < 0 ? null : new InetSocketAddress("127.0.0.1", httpPort);
     }
 
     /** Its Raft endpoint ({@code host:port}; kept across restarts). */
