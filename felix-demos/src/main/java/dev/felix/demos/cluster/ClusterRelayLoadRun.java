@@ -54,8 +54,9 @@ import java.util.regex.Pattern;
  * not ({@link PlainSubscriber}: closed with {@code resync} on a relay loss), some are slowed (a handler that sleeps
  * per event, so a rate above what it can take makes it stall). The publish rate is raised step by step.
  *
- * <p>A plain subscriber closed with {@code resync} subscribes again from the offset the error names, after a
- * full-jitter backoff, on the same node; if that node answers {@code not_leader} (a relay serves only {@code latest}
+ * <p>A plain subscriber closed with {@code resync} subscribes again from the offset the error names (or from
+ * its own cursor, if the error names a later offset: see {@link SubscriberLedger#resync}), after a full-jitter
+ * backoff, on the same node; if that node answers {@code not_leader} (a relay serves only {@code latest}
  * today) it subscribes on the leader the error names. A resubscribe refused as {@code cursor_too_old} announces the
  * offsets up to the oldest one held. The run counts where each resubscribe went.
  *
@@ -477,7 +478,18 @@ public final class ClusterRelayLoadRun {
                 onLeader += s.resubscribedLeader.get();
                 problems.addAll(s.ledger != null ? s.ledger.violations() : List.of(s.name + " never started"));
             }
+            int ahead = 0;
+            long aheadEvents = 0;
+            for (Sub s : subs) {
+                if (s.ledger != null) {
+                    ahead += s.ledger.resyncsAhead();
+                    aheadEvents += s.ledger.resyncAheadEvents();
+                }
+            }
             out.println();
+            out.println("  resync offsets ahead of the subscriber  " + ahead + " close(s), " + aheadEvents + " event(s)"
+                    + " the relaying node had queued for the subscriber but dropped at the close (it resumed from its"
+                    + " own cursor instead)");
             out.println("  resubscribes        " + (onRelay + onLeader) + ": " + onRelay + " served again by the"
                     + " relaying node, " + onLeader + " on the leader (after not_leader or on it already)");
             out.println("  subscribers         " + subs.size() + " (leaders: durable " + leaders.get(DURABLE)

@@ -26,7 +26,7 @@ public final class NodeProcess implements AutoCloseable {
     static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
     /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
     /** Test and demo nodes: several share the machine with the tests' own JVM. */
-    static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
+    public static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
     /**
      * What {@code ./felix server} runs a broker with on this JVM's version (see the launcher script): generational
      * ZGC from JDK 21, else G1 giving idle memory back.
@@ -70,9 +70,10 @@ public final class NodeProcess implements AutoCloseable {
      * Starts node {@code id} for the first time: bootstrapping a cluster ({@code join == null}) or joining
      * through the Raft address {@code join}.
      */
-    static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join, List<String> extra)
-            throws IOException, InterruptedException {
+    static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join,
+            List<String> jvmOptions, List<String> extra) throws IOException, InterruptedException {
         NodeProcess n = new NodeProcess(id, dataDir, logDir, ca, caKey, extra);
+        n.jvmOptions = List.copyOf(jvmOptions);
         List<String> first = new ArrayList<>();
         if (join == null) {
             first.add("--cluster-bootstrap");

@@ -54,10 +54,10 @@ final class PlainSubscriber implements AutoCloseable {
     /** What this client asks for: everything but gap notices and multiplexing. */
     static final int FLAGS = (Capabilities.ALL & ~Capabilities.GAP_NOTICES & ~Capabilities.SUBSCRIPTION_MUX)
             & ~Capabilities.CACHE_EXT & ~Capabilities.ADMIN;
-    static final int HIGH = 256;
-    static final int LOW = 64;
-    /** A small stream window: a consumer that stops reading is felt by the broker after a few dozen KiB. */
-    private static final long STREAM_WINDOW = 64 * 1024;
+    static final int HIGH = 128;
+    static final int LOW = 32;
+    /** A small stream window: a consumer that stops reading is felt by the broker after a few KiB. */
+    private static final long STREAM_WINDOW = 16 * 1024;
 
     /** One thing the subscriber received: a batch's events (by first offset and count) or the end. */
     sealed interface Received {

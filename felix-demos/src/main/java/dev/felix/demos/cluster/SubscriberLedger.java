@@ -9,7 +9,7 @@ import java.util.List;
  * it is owed ({@code start}): each offset is either <em>delivered</em> (an event), <em>announced</em> by a gap
  * notice ({@code gap{from, to}}), or announced by a refused resubscribe ({@code cursor_too_old} naming the oldest
  * offset still held). A {@code resync} close names where to subscribe again; it must name exactly the first offset
- * the subscriber has not received. Anything else is a violation: an event that skips offsets without a notice
+ * the subscriber has not received (see {@link #resync} for one that names a later offset). Anything else is a violation: an event that skips offsets without a notice
  * (silent loss), an event seen twice or out of order, a notice that does not start where delivery stopped.
  *
  * <p>{@link #account} then checks that, over a range of published offsets, delivered plus announced equals
@@ -39,6 +39,8 @@ final class SubscriberLedger {
     private final BitSet tooOld = new BitSet();
     private final List<String> violations = new ArrayList<>();
     private int resyncs;
+    private int resyncsAhead;
+    private long resyncAheadEvents;
 
     SubscriberLedger(String name, long start) {
         this.name = name;
@@ -82,12 +84,31 @@ final class SubscriberLedger {
         next = Math.max(next, to + 1);
     }
 
-    /** A {@code resync} close naming {@code offset} as where to subscribe again. */
+    /**
+     * A {@code resync} close naming {@code offset} as where to subscribe again. An offset below {@link #next()} is a
+     * violation (it names offsets already received). One above it is counted ({@link #resyncsAhead()}): the relaying
+     * node had taken those events for this subscriber but never sent them (they were still queued for it when it was
+     * closed), so the subscriber resumes from its own cursor, not from the named offset, or it would miss them
+     * without a notice.
+     */
     synchronized void resync(long offset) {
         resyncs++;
-        if (offset != next) {
+        if (offset < next) {
             violation("resync named offset " + offset + " but the subscriber had received everything before " + next);
+        } else if (offset > next) {
+            resyncsAhead++;
+            resyncAheadEvents += offset - next;
         }
+    }
+
+    /** Resync closes that named an offset past what the subscriber had received. */
+    synchronized int resyncsAhead() {
+        return resyncsAhead;
+    }
+
+    /** How many offsets those closes skipped in all (what a client trusting them would have missed silently). */
+    synchronized long resyncAheadEvents() {
+        return resyncAheadEvents;
     }
 
     /** A resubscribe from {@code next} was refused as too old; the oldest offset held is {@code oldest}. */
