@@ -201,9 +201,6 @@ public final class ClusterRelayLoadRun {
         private final PrintStream out;
         private final long started = System.nanoTime();
         private final List<String> problems = new ArrayList<>();
-        /** The step being published (1-based), or {@code steps} while settling: reconnects are counted against it. */
-        private volatile int step = 0;
-        private final AtomicInteger[] reconnects;
         private final Map<StreamRef, CompletableFuture<Long>> starts = new HashMap<>();
         /** The last offset published to each stream (once publishing is over). */
         private final Map<StreamRef, AtomicLong> lastOffset = new HashMap<>();
@@ -215,10 +212,6 @@ public final class ClusterRelayLoadRun {
             this.options = options;
             this.dir = dir;
             this.out = out;
-            this.reconnects = new AtomicInteger[options.steps() + 1];
-            for (int i = 0; i < reconnects.length; i++) {
-                reconnects[i] = new AtomicInteger();
-            }
             for (StreamRef s : List.of(DURABLE, EPHEMERAL)) {
                 starts.put(s, new CompletableFuture<>());
                 lastOffset.put(s, new AtomicLong(Long.MAX_VALUE));
@@ -363,7 +356,6 @@ public final class ClusterRelayLoadRun {
         }
 
         private StepRow runStep(int k, List<Publishing> publishers) throws Exception {
-            step = k;
             int rate = options.rate(k);
             Map<String, Double> before = scrape();
             for (Publishing p : publishers) {
@@ -431,6 +423,7 @@ public final class ClusterRelayLoadRun {
                 long gapAnnounced = 0;
                 long tooOld = 0;
                 long resyncs = 0;
+                long reconnects = 0;
                 List<String> unbalanced = new ArrayList<>();
                 for (StreamRef s : List.of(DURABLE, EPHEMERAL)) {
                     long[] range = r.ranges.get(s);
@@ -449,6 +442,7 @@ public final class ClusterRelayLoadRun {
                         gapAnnounced += a.gapAnnounced();
                         tooOld += a.tooOldAnnounced();
                         resyncs += sub.resyncsIn(range[0], range[1]);
+                        reconnects += sub.reconnectsIn(range[0], range[1]);
                         if (!a.balanced()) {
                             unbalanced.add("step " + r.step + ", " + sub.name + ": delivered " + a.delivered()
                                     + " + announced " + a.announced() + " != published " + a.published());
@@ -464,13 +458,14 @@ public final class ClusterRelayLoadRun {
                         r.metric("felix_relay_dropped_total{reason=\"stale\"}"),
                         r.metric("felix_relay_dropped_total{reason=\"ephemeral\"}"),
                         r.metric("felix_relay_fenced_total"), r.metric("felix_relay_gaps_total"),
-                        r.metric("felix_relay_paced_closes_total"), reconnects[r.step].get(),
+                        r.metric("felix_relay_paced_closes_total"), reconnects,
                         unbalanced.isEmpty() ? "OK" : unbalanced.size() + " unbalanced"));
             }
             out.println("  (published: events acknowledged over both streams; deliveries: owed to subscribers;"
                     + " gap-ann / too-old: offsets announced lost by a gap notice / by a refused resubscribe;"
-                    + " resyncs: resync closes; queue_full..closes: the relays' counters summed over the nodes"
-                    + " during the step; reconn: resubscribes; a step's late deliveries count in its own row)");
+                    + " resyncs / reconn: resync closes / resubscribes at an offset of the step; queue_full..closes: the"
+                    + " relays' counters summed over the nodes while the step was published; deliveries and notices"
+                    + " count by offset, so a step's late deliveries and losses count in its own row)");
             int onRelay = 0;
             int onLeader = 0;
             for (Sub s : subs) {
@@ -547,7 +542,9 @@ public final class ClusterRelayLoadRun {
             private final String firstNode;
             private final Random jitter;
             private final CountDownLatch confirmed;
+            /** Where each resync close and each resubscribe stood: rows count them by offset, like deliveries. */
             private final List<Long> resyncOffsets = new java.util.concurrent.CopyOnWriteArrayList<>();
+            private final List<Long> reconnectOffsets = new java.util.concurrent.CopyOnWriteArrayList<>();
             volatile SubscriberLedger ledger;
             private volatile boolean stopping;
             private volatile boolean abort;
@@ -573,6 +570,10 @@ public final class ClusterRelayLoadRun {
 
             long resyncsIn(long from, long to) {
                 return resyncOffsets.stream().filter(o -> o >= from && o <= to).count();
+            }
+
+            long reconnectsIn(long from, long to) {
+                return reconnectOffsets.stream().filter(o -> o >= from && o <= to).count();
             }
 
             /** Stop once the stream's last offset is accounted for ({@code now}: at once). */
@@ -644,7 +645,7 @@ public final class ClusterRelayLoadRun {
              * leader a {@code not_leader} names; a {@code cursor_too_old} is announced loss, then again.
              */
             private Reopened reopen(InetSocketAddress home) throws InterruptedException {
-                reconnects[Math.min(step, options.steps())].incrementAndGet();
+                reconnectOffsets.add(ledger.next());
                 InetSocketAddress target = home;
                 long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
                 for (int attempt = 0; !abort && System.nanoTime() < giveUp; attempt++) {
