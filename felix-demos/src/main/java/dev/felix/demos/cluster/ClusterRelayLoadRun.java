@@ -77,8 +77,6 @@ public final class ClusterRelayLoadRun {
      * the step and the relay's deadline, not only the SDK's buffers, is what it runs into.
      */
     static final int SUBSCRIBER_QUEUE_EVENTS = 256;
-    /** How long a slowed subscriber's handler sleeps per event: it takes at most about 500 events a second. */
-    static final long SLOW_MICROS_PER_EVENT = 2_000;
     /** Each step's rate is this many times the previous one's. */
     static final int RATE_FACTOR = 4;
     private static final Duration SETTLE = Duration.ofSeconds(45);
@@ -195,7 +193,7 @@ public final class ClusterRelayLoadRun {
     }
 
     /** One run: the cluster, the clients, the steps, the checks. */
-    static final class Scenario {
+    static final class Scenario implements RelayLoadSubscriber.Run {
         private final Options options;
         private final Path dir;
         private final PrintStream out;
@@ -204,7 +202,7 @@ public final class ClusterRelayLoadRun {
         private final Map<StreamRef, CompletableFuture<Long>> starts = new HashMap<>();
         /** The last offset published to each stream (once publishing is over). */
         private final Map<StreamRef, AtomicLong> lastOffset = new HashMap<>();
-        private final List<Sub> subs = new ArrayList<>();
+        private final List<RelayLoadSubscriber> subs = new ArrayList<>();
         private LocalCluster cluster;
         private ClientResources shared;
 
@@ -235,10 +233,10 @@ public final class ClusterRelayLoadRun {
                 cluster = c;
                 shared = resources;
                 Map<StreamRef, String> leaders = createStreams();
-                List<Publishing> publishers = new ArrayList<>();
+                List<RelayLoadPublisher> publishers = new ArrayList<>();
                 try {
                     for (StreamRef s : List.of(DURABLE, EPHEMERAL)) {
-                        publishers.add(new Publishing(s, FelixClient.connect(config(c.node(leaders.get(s))
+                        publishers.add(new RelayLoadPublisher(s, FelixClient.connect(config(c.node(leaders.get(s))
                                 .clientAddress(), 1024).build())));
                     }
                     placeSubscribers(leaders);
@@ -247,20 +245,20 @@ public final class ClusterRelayLoadRun {
                     for (int k = 1; k <= options.steps(); k++) {
                         rows.add(runStep(k, publishers));
                     }
-                    for (Publishing p : publishers) {
+                    for (RelayLoadPublisher p : publishers) {
                         lastOffset.get(p.stream).set(p.last);
                     }
                     settle();
                     report(rows, leaders);
                 } finally {
-                    for (Sub s : subs) {
+                    for (RelayLoadSubscriber s : subs) {
                         s.stop(true);
                     }
-                    for (Sub s : subs) {
+                    for (RelayLoadSubscriber s : subs) {
                         s.thread.join(10_000);
                     }
-                    for (Publishing p : publishers) {
-                        p.client.close();
+                    for (RelayLoadPublisher p : publishers) {
+                        p.close();
                     }
                 }
                 return problems;
@@ -283,7 +281,23 @@ public final class ClusterRelayLoadRun {
             return leaders;
         }
 
-        ClientConfig.Builder config(InetSocketAddress broker, int receiveEvents) {
+        @Override
+        public LocalCluster cluster() {
+            return cluster;
+        }
+
+        @Override
+        public long start(StreamRef stream) {
+            return starts.get(stream).join();
+        }
+
+        @Override
+        public long lastOffset(StreamRef stream) {
+            return lastOffset.get(stream).get();
+        }
+
+        @Override
+        public ClientConfig.Builder config(InetSocketAddress broker, int receiveEvents) {
             try {
                 return ClientConfig.builder(ClientTrust.certificates(cluster.caCertificate())).broker(broker)
                         .tenant("t1").connectTimeout(Duration.ofSeconds(5)).requestTimeout(Duration.ofSeconds(15))
@@ -313,7 +327,7 @@ public final class ClusterRelayLoadRun {
                 };
                 boolean plain = stream == DURABLE && j % 2 == 0;
                 boolean slowed = j % 3 == 0;
-                Sub s = new Sub(i, stream, node, node.equals(leader), plain, slowed, new Random(seeds.nextLong()),
+                RelayLoadSubscriber s = new RelayLoadSubscriber(this, i, stream, node, node.equals(leader), plain, slowed, new Random(seeds.nextLong()),
                         confirmed);
                 subs.add(s);
                 s.thread.start();
@@ -321,7 +335,7 @@ public final class ClusterRelayLoadRun {
             if (!confirmed.await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("not every subscriber was confirmed within 60 s");
             }
-            for (Sub s : subs) {
+            for (RelayLoadSubscriber s : subs) {
                 if (s.failure.get() != null) {
                     throw new IllegalStateException("subscriber " + s.name + " could not subscribe: " + s.failure.get());
                 }
@@ -329,22 +343,20 @@ public final class ClusterRelayLoadRun {
             long relayed = subs.stream().filter(s -> !s.onLeader).count();
             say(subs.size() + " subscribers: " + relayed + " on nodes that do not lead their stream (relayed), "
                     + subs.stream().filter(s -> s.plain).count() + " plain (no gap notices), "
-                    + subs.stream().filter(s -> s.slowed).count() + " slowed (" + SLOW_MICROS_PER_EVENT / 1000
+                    + subs.stream().filter(s -> s.slowed).count() + " slowed (" + RelayLoadSubscriber.SLOW_MICROS_PER_EVENT / 1000
                     + " ms per event)");
-            for (Sub s : subs) {
+            for (RelayLoadSubscriber s : subs) {
                 say("  " + s);
             }
         }
 
         /** One event per stream that every subscriber must receive: where each subscriber's ledger starts. */
-        private void warmUp(List<Publishing> publishers) throws InterruptedException {
-            for (Publishing p : publishers) {
-                long o = p.publisher.publish("warm-up".getBytes(StandardCharsets.UTF_8)).firstOffset();
-                p.last = o;
-                starts.get(p.stream).complete(o);
+        private void warmUp(List<RelayLoadPublisher> publishers) throws InterruptedException {
+            for (RelayLoadPublisher p : publishers) {
+                starts.get(p.stream).complete(p.publishOne("warm-up"));
             }
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            for (Sub s : subs) {
+            for (RelayLoadSubscriber s : subs) {
                 while (s.next() <= starts.get(s.stream).join() && System.nanoTime() < deadline) {
                     Thread.sleep(20); // the subscriber's thread advances it: polling a counter
                 }
@@ -355,10 +367,10 @@ public final class ClusterRelayLoadRun {
             say("every subscriber received the warm-up event of its stream");
         }
 
-        private StepRow runStep(int k, List<Publishing> publishers) throws Exception {
+        private StepRow runStep(int k, List<RelayLoadPublisher> publishers) throws Exception {
             int rate = options.rate(k);
             Map<String, Double> before = scrape();
-            for (Publishing p : publishers) {
+            for (RelayLoadPublisher p : publishers) {
                 p.beginStep();
             }
             int perTick = Math.max(1, rate / 100);
@@ -372,20 +384,20 @@ public final class ClusterRelayLoadRun {
                 if (wait > 0) {
                     TimeUnit.NANOSECONDS.sleep(wait);
                 }
-                for (Publishing p : publishers) {
+                for (RelayLoadPublisher p : publishers) {
                     p.send(k, n, perTick);
                 }
                 n++;
             }
-            for (Publishing p : publishers) {
+            for (RelayLoadPublisher p : publishers) {
                 p.endStep();
             }
             Map<String, Double> after = scrape();
             StepRow row = new StepRow(k, rate, new HashMap<>(), diff(before, after));
-            for (Publishing p : publishers) {
+            for (RelayLoadPublisher p : publishers) {
                 row.ranges.put(p.stream, new long[] {p.stepFirst, p.stepLast, p.stepCount});
-                if (p.problem != null) {
-                    problems.add(p.stream + ": " + p.problem);
+                if (p.problem() != null) {
+                    problems.add(p.stream + ": " + p.problem());
                 }
             }
             say(String.format(Locale.ROOT, "step %d: %,d events/s per stream for %d s; published %s", k, rate,
@@ -397,16 +409,19 @@ public final class ClusterRelayLoadRun {
         private void settle() throws InterruptedException {
             say("publishing over; waiting for every subscriber to account for the last offset of its stream");
             long deadline = System.nanoTime() + SETTLE.toNanos();
-            for (Sub s : subs) {
+            for (RelayLoadSubscriber s : subs) {
                 s.stop(false);
             }
-            for (Sub s : subs) {
+            for (RelayLoadSubscriber s : subs) {
                 long left = deadline - System.nanoTime();
                 s.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 if (s.thread.isAlive()) {
                     problems.add(s.name + " stopped at offset " + s.next() + " short of "
                             + (lastOffset.get(s.stream).get() + 1) + " with no notice covering the rest ("
                             + SETTLE.toSeconds() + " s after publishing ended)");
+                } else if (s.next() > lastOffset.get(s.stream).get() + 1) {
+                    problems.add(s.name + " received offsets up to " + (s.next() - 1) + ", past the last one"
+                            + " acknowledged (" + lastOffset.get(s.stream).get() + ")");
                 }
             }
         }
@@ -432,11 +447,11 @@ public final class ClusterRelayLoadRun {
                         unbalanced.add(s + " step " + r.step + ": acknowledged " + range[2] + " events but offsets "
                                 + range[0] + ".." + range[1] + " (another writer?)");
                     }
-                    for (Sub sub : subs) {
-                        if (sub.stream != s || sub.ledger == null) {
+                    for (RelayLoadSubscriber sub : subs) {
+                        if (sub.stream != s || sub.ledger() == null) {
                             continue;
                         }
-                        SubscriberLedger.Account a = sub.ledger.account(range[0], range[1]);
+                        SubscriberLedger.Account a = sub.ledger().account(range[0], range[1]);
                         expected += a.published();
                         delivered += a.delivered();
                         gapAnnounced += a.gapAnnounced();
@@ -468,17 +483,17 @@ public final class ClusterRelayLoadRun {
                     + " count by offset, so a step's late deliveries and losses count in its own row)");
             int onRelay = 0;
             int onLeader = 0;
-            for (Sub s : subs) {
+            for (RelayLoadSubscriber s : subs) {
                 onRelay += s.resubscribedRelayed.get();
                 onLeader += s.resubscribedLeader.get();
-                problems.addAll(s.ledger != null ? s.ledger.violations() : List.of(s.name + " never started"));
+                problems.addAll(s.ledger() != null ? s.ledger().violations() : List.of(s.name + " never started"));
             }
             int ahead = 0;
             long aheadEvents = 0;
-            for (Sub s : subs) {
-                if (s.ledger != null) {
-                    ahead += s.ledger.resyncsAhead();
-                    aheadEvents += s.ledger.resyncAheadEvents();
+            for (RelayLoadSubscriber s : subs) {
+                if (s.ledger() != null) {
+                    ahead += s.ledger().resyncsAhead();
+                    aheadEvents += s.ledger().resyncAheadEvents();
                 }
             }
             out.println();
@@ -489,9 +504,9 @@ public final class ClusterRelayLoadRun {
                     + " relaying node, " + onLeader + " on the leader (after not_leader or on it already)");
             out.println("  subscribers         " + subs.size() + " (leaders: durable " + leaders.get(DURABLE)
                     + ", ephemeral " + leaders.get(EPHEMERAL) + ")");
-            for (Sub s : subs) {
-                out.println("    " + s + " -> next " + s.next() + ", resyncs " + (s.ledger == null ? 0
-                        : s.ledger.resyncs()) + ", reconnects " + (s.resubscribedRelayed.get()
+            for (RelayLoadSubscriber s : subs) {
+                out.println("    " + s + " -> next " + s.next() + ", resyncs " + (s.ledger() == null ? 0
+                        : s.ledger().resyncs()) + ", reconnects " + (s.resubscribedRelayed.get()
                         + s.resubscribedLeader.get()));
             }
             problems.stream().limit(20).forEach(p -> say("  FAIL " + p));
@@ -528,195 +543,6 @@ public final class ClusterRelayLoadRun {
             return d;
         }
 
-        /** A subscriber: its own connection (SDK or plain), its thread, its ledger. */
-        final class Sub implements Runnable {
-            final String name;
-            final StreamRef stream;
-            final boolean onLeader;
-            final boolean plain;
-            final boolean slowed;
-            final Thread thread;
-            final AtomicInteger resubscribedRelayed = new AtomicInteger();
-            final AtomicInteger resubscribedLeader = new AtomicInteger();
-            final AtomicReference<String> failure = new AtomicReference<>();
-            private final String firstNode;
-            private final Random jitter;
-            private final CountDownLatch confirmed;
-            /** Where each resync close and each resubscribe stood: rows count them by offset, like deliveries. */
-            private final List<Long> resyncOffsets = new java.util.concurrent.CopyOnWriteArrayList<>();
-            private final List<Long> reconnectOffsets = new java.util.concurrent.CopyOnWriteArrayList<>();
-            volatile SubscriberLedger ledger;
-            private volatile boolean stopping;
-            private volatile boolean abort;
-
-            Sub(int index, StreamRef stream, String node, boolean onLeader, boolean plain, boolean slowed,
-                    Random jitter, CountDownLatch confirmed) {
-                this.name = "s" + index;
-                this.stream = stream;
-                this.firstNode = node;
-                this.onLeader = onLeader;
-                this.plain = plain;
-                this.slowed = slowed;
-                this.jitter = jitter;
-                this.confirmed = confirmed;
-                this.thread = new Thread(this, "relay-load-" + name);
-                this.thread.setDaemon(true);
-            }
-
-            long next() {
-                SubscriberLedger l = ledger;
-                return l == null ? -1 : l.next();
-            }
-
-            long resyncsIn(long from, long to) {
-                return resyncOffsets.stream().filter(o -> o >= from && o <= to).count();
-            }
-
-            long reconnectsIn(long from, long to) {
-                return reconnectOffsets.stream().filter(o -> o >= from && o <= to).count();
-            }
-
-            /** Stop once the stream's last offset is accounted for ({@code now}: at once). */
-            void stop(boolean now) {
-                stopping = true;
-                abort |= now;
-            }
-
-            @Override
-            public void run() {
-                Source source;
-                try {
-                    source = open(cluster.node(firstNode).clientAddress(), new StartPosition.Latest());
-                } catch (RuntimeException e) {
-                    failure.set(String.valueOf(e.getMessage()));
-                    confirmed.countDown();
-                    return;
-                }
-                confirmed.countDown();
-                InetSocketAddress home = cluster.node(firstNode).clientAddress();
-                try {
-                    ledger = new SubscriberLedger(name, starts.get(stream).join());
-                    while (!abort && !(stopping && ledger.next() > lastOffset.get(stream).get())) {
-                        Got got = source.next(Duration.ofMillis(200));
-                        if (got instanceof Got.Events e) {
-                            ledger.events(e.base(), e.count());
-                            if (slowed) {
-                                TimeUnit.MICROSECONDS.sleep(SLOW_MICROS_PER_EVENT * e.count()); // the slow handler
-                            }
-                        } else if (got instanceof Got.GapNotice g) {
-                            ledger.gap(g.from(), g.to(), g.reason());
-                        } else if (got instanceof Got.End end) {
-                            FelixClientException cause = end.cause();
-                            if (cause.code() == ErrorCode.RESYNC) {
-                                ledger.resync(cause.availableOffset());
-                                resyncOffsets.add(cause.availableOffset());
-                            } else if (cause.code() != ErrorCode.UNAVAILABLE) {
-                                ledger.violation("the subscription ended with " + cause.getMessage());
-                            }
-                            source.close();
-                            source = null;
-                            Reopened r = reopen(home);
-                            if (r == null) {
-                                return;
-                            }
-                            source = r.source;
-                            home = r.address;
-                        }
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } catch (RuntimeException e) {
-                    SubscriberLedger l = ledger;
-                    if (l != null) {
-                        l.violation("failed: " + e);
-                    }
-                } finally {
-                    if (source != null) {
-                        source.close();
-                    }
-                }
-            }
-
-            private record Reopened(Source source, InetSocketAddress address) {
-            }
-
-            /**
-             * Subscribes again from the ledger's next offset after a full-jitter pause: where it was, else on the
-             * leader a {@code not_leader} names; a {@code cursor_too_old} is announced loss, then again.
-             */
-            private Reopened reopen(InetSocketAddress home) throws InterruptedException {
-                reconnectOffsets.add(ledger.next());
-                InetSocketAddress target = home;
-                long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-                for (int attempt = 0; !abort && System.nanoTime() < giveUp; attempt++) {
-                    long ceiling = Math.min(2_000, 50L << Math.min(attempt, 10));
-                    Thread.sleep((long) (jitter.nextDouble() * ceiling)); // full jitter: uniform in [0, ceiling]
-                    long from = ledger.next();
-                    try {
-                        Source s = open(target, new StartPosition.AtOffset(from));
-                        boolean leaderNode = isLeader(target);
-                        (leaderNode ? resubscribedLeader : resubscribedRelayed).incrementAndGet();
-                        return new Reopened(s, target);
-                    } catch (FelixClientException e) {
-                        if (e.code() == ErrorCode.NOT_LEADER) {
-                            target = e.leader() != null ? address(e.leader().addr()) : leaderAddress();
-                            attempt = -1; // a redirect is not a failure: go there at once
-                        } else if (e.code() == ErrorCode.CURSOR_TOO_OLD) {
-                            ledger.tooOld(e.availableOffset());
-                            attempt = -1;
-                        } else if (e.code() == ErrorCode.CURSOR_IN_FUTURE) {
-                            ledger.violation("resubscribing from " + from + " was refused as past the tail");
-                            return null;
-                        }
-                        // unavailable, timeout, connection lost: back off and try again
-                    }
-                }
-                if (!abort) {
-                    ledger.violation("could not subscribe again within 60 s");
-                }
-                return null;
-            }
-
-            private boolean isLeader(InetSocketAddress a) {
-                try {
-                    return a.equals(leaderAddress());
-                } catch (RuntimeException e) {
-                    return false;
-                }
-            }
-
-            private InetSocketAddress leaderAddress() {
-                String leader = cluster.shard(cluster.nodes().get(0).id(), stream.toString(), 0).leader();
-                return cluster.node(leader).clientAddress();
-            }
-
-            private Source open(InetSocketAddress broker, StartPosition from) {
-                if (plain) {
-                    PlainSubscriber p = PlainSubscriber.open(broker, cluster.caCertificate(), stream.tenant(),
-                            stream.namespace(), stream.stream(), from, Duration.ofSeconds(15));
-                    return new PlainSource(p);
-                }
-                FelixClient client = FelixClient.connect(config(broker, 64).build());
-                try {
-                    return new SdkSource(client, client.subscribe(SubscribeOptions.of(stream).from(from)));
-                } catch (RuntimeException e) {
-                    client.close();
-                    throw e;
-                }
-            }
-
-            @Override
-            public String toString() {
-                return String.format(Locale.ROOT, "%-4s %-9s on %s (%s)%s%s", name, stream == DURABLE ? "durable"
-                        : "ephemeral", firstNode, onLeader ? "leader" : "relayed", plain ? ", plain"
-                        : ", gap notices", slowed ? ", slowed" : "");
-            }
-        }
-    }
-
-    private static InetSocketAddress address(String hostPort) {
-        int colon = hostPort.lastIndexOf(':');
-        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
     }
 
     private static final Pattern SERIES = Pattern.compile("(?m)^(felix_relay_[a-z_]+)(\\{[^}]*})? (\\S+)$");
@@ -763,127 +589,4 @@ public final class ClusterRelayLoadRun {
         }
     }
 
-    /** What a subscriber's connection handed it next. */
-    sealed interface Got {
-        record Events(long base, int count) implements Got {
-        }
-
-        record GapNotice(long from, long to, String reason) implements Got {
-        }
-
-        record End(FelixClientException cause) implements Got {
-        }
-    }
-
-    /** A subscriber's connection: the SDK's, or a plain one. */
-    interface Source extends AutoCloseable {
-        /** The next item, or null if none came within {@code timeout}. */
-        Got next(Duration timeout) throws InterruptedException;
-
-        @Override
-        void close();
-    }
-
-    private record SdkSource(FelixClient client, Subscription subscription) implements Source {
-        @Override
-        public Got next(Duration timeout) {
-            try {
-                Item item = subscription.next(timeout);
-                if (item instanceof Event e) {
-                    return new Got.Events(e.offset(), 1);
-                }
-                if (item instanceof Gap g) {
-                    return new Got.GapNotice(g.from(), g.to(), g.reason());
-                }
-                return null;
-            } catch (FelixClientException e) {
-                return new Got.End(e);
-            }
-        }
-
-        @Override
-        public void close() {
-            subscription.close();
-            client.close();
-        }
-    }
-
-    private record PlainSource(PlainSubscriber subscriber) implements Source {
-        @Override
-        public Got next(Duration timeout) throws InterruptedException {
-            PlainSubscriber.Received r = subscriber.next(timeout);
-            if (r instanceof PlainSubscriber.Events e) {
-                return new Got.Events(e.base(), e.count());
-            }
-            if (r instanceof PlainSubscriber.Ended e) {
-                return new Got.End(e.cause());
-            }
-            return null;
-        }
-
-        @Override
-        public void close() {
-            subscriber.close();
-        }
-    }
-
-    /** The publisher of one stream, on its leader: a batch per tick, acknowledgements tracked per step. */
-    private static final class Publishing {
-        final StreamRef stream;
-        final FelixClient client;
-        final Publisher publisher;
-        private final Semaphore inflight = new Semaphore(256);
-        long last = -1;
-        long stepFirst;
-        long stepLast;
-        long stepCount;
-        private final AtomicLong first = new AtomicLong();
-        private final AtomicLong lastAck = new AtomicLong();
-        private final AtomicLong count = new AtomicLong();
-        volatile String problem;
-
-        Publishing(StreamRef stream, FelixClient client) {
-            this.stream = stream;
-            this.client = client;
-            this.publisher = client.publisher(stream);
-        }
-
-        void beginStep() {
-            first.set(Long.MAX_VALUE);
-            lastAck.set(-1);
-            count.set(0);
-        }
-
-        void send(int step, long tick, int events) throws InterruptedException {
-            List<byte[]> batch = new ArrayList<>(events);
-            for (int i = 0; i < events; i++) {
-                batch.add((stream.stream() + "-" + step + "-" + tick + "-" + i).getBytes(StandardCharsets.UTF_8));
-            }
-            inflight.acquire();
-            publisher.publishBatchAsync(null, batch).whenComplete((PublishAck ack, Throwable err) -> {
-                inflight.release();
-                if (err != null) {
-                    if (problem == null) {
-                        problem = "a publish failed: " + err;
-                    }
-                    return;
-                }
-                first.accumulateAndGet(ack.firstOffset(), Math::min);
-                lastAck.accumulateAndGet(ack.firstOffset() + ack.count() - 1, Math::max);
-                count.addAndGet(ack.count());
-            });
-        }
-
-        void endStep() throws InterruptedException {
-            if (!inflight.tryAcquire(256, 30, TimeUnit.SECONDS)) {
-                problem = "publishes were not acknowledged within 30 s";
-                return;
-            }
-            inflight.release(256);
-            stepFirst = first.get();
-            stepLast = lastAck.get();
-            stepCount = count.get();
-            last = Math.max(last, stepLast);
-        }
-    }
 }
