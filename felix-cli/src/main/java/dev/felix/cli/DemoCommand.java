@@ -109,7 +109,7 @@ final class DemoCommand implements Runnable {
     }
 
     @Command(name = "cluster-relay-load",
-            description = {"Relayed subscribers on 3 nodes under rising load; every loss named.",
+            description = {"Relayed subscribers on 3 nodes, load raised until loss; all named.",
                 "",
                 "Flags: felix demo cluster-relay-load --help."})
     static final class ClusterRelayLoad implements Callable<Integer> {

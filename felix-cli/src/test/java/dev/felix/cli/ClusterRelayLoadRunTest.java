@@ -44,7 +44,8 @@ class ClusterRelayLoadRunTest {
         assertThat(exit).isZero();
 
         List<String[]> rows = new ArrayList<>();
-        Matcher row = Pattern.compile("(?m)^(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([\\d.]+)%\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)"
+        Matcher row = Pattern.compile("(?m)^(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+([\\d.]+)%"
+                + "\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)"
                 + "\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)\\s+(\\S.*)$").matcher(output);
         while (row.find()) {
             String[] r = new String[16];

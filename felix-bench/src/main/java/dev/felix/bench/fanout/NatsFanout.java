@@ -14,7 +14,8 @@ import java.util.List;
 
 /**
  * NATS core: {@code nats-server} started on a free loopback port (with a fresh self-signed certificate when
- * {@code tls}), or three of them routed into a cluster ({@code --nodes 3}) with connections spread over them, reached through jnats: each connection one {@link Connection} with one {@link Dispatcher} holding
+ * {@code tls}), or three of them routed into a cluster ({@code --nodes 3}) with connections spread over them,
+ * reached through jnats: each connection one {@link Connection} with one {@link Dispatcher} holding
  * its subscriptions, set up by sending every SUB and then one flush round trip per connection. Core NATS drops
  * a slow consumer's messages (and may cut its connection): the sequence check counts both.
  */

@@ -2,29 +2,18 @@ package dev.felix.demos.cluster;
 
 import dev.felix.client.ClientConfig;
 import dev.felix.client.ClientResources;
-import dev.felix.client.Event;
 import dev.felix.client.FelixClient;
-import dev.felix.client.FelixClientException;
-import dev.felix.client.Gap;
-import dev.felix.client.Item;
-import dev.felix.client.PublishAck;
-import dev.felix.client.Publisher;
 import dev.felix.client.ReceivePolicy;
 import dev.felix.client.StreamRef;
 import dev.felix.client.StreamSpec;
-import dev.felix.client.SubscribeOptions;
-import dev.felix.client.Subscription;
 import dev.felix.transport.ClientTrust;
 import dev.felix.wire.ClusterShardStatus;
-import dev.felix.wire.ErrorCode;
-import dev.felix.wire.StartPosition;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,11 +27,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -222,8 +208,8 @@ public final class ClusterRelayLoadRun {
 
         List<String> run() throws Exception {
             say("starting three nodes (cluster_relay_subscribe: true, relay deadline " + RELAY_DEADLINE_MS
-                    + " ms, worker queues of " + RELAY_QUEUE_BATCHES + " batches, subscriber queues of " + SUBSCRIBER_QUEUE_EVENTS
-                    + " events)");
+                    + " ms, worker queues of " + RELAY_QUEUE_BATCHES + " batches, subscriber queues of "
+                    + SUBSCRIBER_QUEUE_EVENTS + " events)");
             List<String> flags = List.of("--set", "cluster_relay_subscribe=true",
                     "--set", "cluster_relay_deadline_ms=" + RELAY_DEADLINE_MS,
                     "--set", "cluster_relay_queue_batches=" + RELAY_QUEUE_BATCHES,
@@ -327,7 +313,8 @@ public final class ClusterRelayLoadRun {
                 };
                 boolean plain = stream == DURABLE && j % 2 == 0;
                 boolean slowed = j % 3 == 0;
-                RelayLoadSubscriber s = new RelayLoadSubscriber(this, i, stream, node, node.equals(leader), plain, slowed, new Random(seeds.nextLong()),
+                RelayLoadSubscriber s = new RelayLoadSubscriber(this, i, stream, node, node.equals(leader), plain,
+                        slowed, new Random(seeds.nextLong()),
                         confirmed);
                 subs.add(s);
                 s.thread.start();
@@ -337,13 +324,15 @@ public final class ClusterRelayLoadRun {
             }
             for (RelayLoadSubscriber s : subs) {
                 if (s.failure.get() != null) {
-                    throw new IllegalStateException("subscriber " + s.name + " could not subscribe: " + s.failure.get());
+                    throw new IllegalStateException("subscriber " + s.name + " could not subscribe: "
+                            + s.failure.get());
                 }
             }
             long relayed = subs.stream().filter(s -> !s.onLeader).count();
             say(subs.size() + " subscribers: " + relayed + " on nodes that do not lead their stream (relayed), "
                     + subs.stream().filter(s -> s.plain).count() + " plain (no gap notices), "
-                    + subs.stream().filter(s -> s.slowed).count() + " slowed (" + RelayLoadSubscriber.SLOW_MICROS_PER_EVENT / 1000
+                    + subs.stream().filter(s -> s.slowed).count() + " slowed ("
+                    + RelayLoadSubscriber.SLOW_MICROS_PER_EVENT / 1000
                     + " ms per event)");
             for (RelayLoadSubscriber s : subs) {
                 say("  " + s);
@@ -429,7 +418,8 @@ public final class ClusterRelayLoadRun {
         private void report(List<StepRow> rows, Map<StreamRef, String> leaders) {
             out.println();
             out.println(String.format(Locale.ROOT, "%-4s %8s %10s %12s %10s %9s %8s %8s %11s %7s %7s %7s %7s %7s"
-                            + " %7s  %s", "step", "rate/s", "published", "deliveries", "delivered", "gap-ann", "too-old",
+                            + " %7s  %s", "step", "rate/s", "published", "deliveries", "delivered", "gap-ann",
+                    "too-old",
                     "resyncs", "queue_full", "stale", "ephem", "fenced", "gaps", "closes", "reconn", "check"));
             for (StepRow r : rows) {
                 long published = 0;
@@ -478,7 +468,8 @@ public final class ClusterRelayLoadRun {
             }
             out.println("  (published: events acknowledged over both streams; deliveries: owed to subscribers;"
                     + " gap-ann / too-old: offsets announced lost by a gap notice / by a refused resubscribe;"
-                    + " resyncs / reconn: resync closes / resubscribes at an offset of the step; queue_full..closes: the"
+                    + " resyncs / reconn: resync closes / resubscribes at an offset of the step;"
+                    + " queue_full..closes: the"
                     + " relays' counters summed over the nodes while the step was published; deliveries and notices"
                     + " count by offset, so a step's late deliveries and losses count in its own row)");
             int onRelay = 0;

@@ -9,7 +9,8 @@ import java.util.List;
  * it is owed ({@code start}): each offset is either <em>delivered</em> (an event), <em>announced</em> by a gap
  * notice ({@code gap{from, to}}), or announced by a refused resubscribe ({@code cursor_too_old} naming the oldest
  * offset still held). A {@code resync} close names where to subscribe again; it must name exactly the first offset
- * the subscriber has not received (see {@link #resync} for one that names a later offset). Anything else is a violation: an event that skips offsets without a notice
+ * the subscriber has not received (see {@link #resync} for one that names a later offset). Anything else is a
+ * violation: an event that skips offsets without a notice
  * (silent loss), an event seen twice or out of order, a notice that does not start where delivery stopped.
  *
  * <p>{@link #account} then checks that, over a range of published offsets, delivered plus announced equals
