@@ -20,7 +20,8 @@ import picocli.CommandLine.Unmatched;
                 "",
                 "Each runs its own broker (the cluster demos: three node processes), prints a final table and, last, a RESULT line; it exits 0 only if every mode or policy kept its promise (1 if not, 2 for a usage error). Flags of each: felix demo NAME --help"},
         subcommands = {DemoCommand.StateDivergence.class, DemoCommand.SlowConsumer.class,
-            DemoCommand.ClusterConsistency.class, DemoCommand.ClusterFailover.class, DemoCommand.ClusterFaults.class})
+            DemoCommand.ClusterConsistency.class, DemoCommand.ClusterFailover.class, DemoCommand.ClusterFaults.class,
+            DemoCommand.ClusterRelayLoad.class})
 final class DemoCommand implements Runnable {
 
     @picocli.CommandLine.Spec
@@ -104,6 +105,22 @@ final class DemoCommand implements Runnable {
         public Integer call() {
             quietBrokerLogs();
             return dev.felix.demos.cluster.ClusterFaultRun.run(args.toArray(String[]::new), System.out, System.err);
+        }
+    }
+
+    @Command(name = "cluster-relay-load",
+            description = {"Relayed subscribers on 3 nodes, load raised until loss; all named.",
+                "",
+                "Flags: felix demo cluster-relay-load --help."})
+    static final class ClusterRelayLoad implements Callable<Integer> {
+        @Unmatched
+        List<String> args = new ArrayList<>();
+
+        @Override
+        public Integer call() {
+            quietBrokerLogs();
+            return dev.felix.demos.cluster.ClusterRelayLoadRun.run(args.toArray(String[]::new), System.out,
+                    System.err);
         }
     }
 

@@ -48,7 +48,7 @@ public final class FanoutBenchmark {
     /** What to run. */
     public record Options(List<Integer> subscribers, int connections, int rate, int warmupSeconds, int seconds,
                           int payloadBytes, int runs, List<String> systems, List<String> felixSettings,
-                          Path resultsDir) {
+                          Path resultsDir, int nodes) {
 
         static final List<String> SYSTEMS = List.of("felix", "nats", "nats-tls");
 
@@ -64,6 +64,9 @@ public final class FanoutBenchmark {
                   --runs=N           fresh broker runs per system and count (default 3)
                   --systems=A,B      of felix, nats, nats-tls (default all three)
                   --set=KEY=VALUE    a broker setting for the Felix broker (repeatable), e.g. --set=quic_io_threads=2
+                  --nodes=N          1 (default) or 3: three Felix node processes (cluster_relay_subscribe: true) and
+                                     three routed nats-server processes, subscriber connections round-robin over
+                                     the nodes, the publisher on the stream's leader (NATS: on the first server)
                   --results=DIR      where JSON and text results go (default bench/results)
                 Each run starts a fresh broker process. Run it alone: anything else on the machine is noise.""";
         }
@@ -79,6 +82,7 @@ public final class FanoutBenchmark {
             List<String> systems = SYSTEMS;
             List<String> settings = new ArrayList<>();
             Path results = Path.of("bench/results");
+            int nodes = 1;
             if (Arrays.asList(args).contains("--quick")) { // smaller defaults; explicit values still win
                 warmup = 3;
                 seconds = 5;
@@ -116,11 +120,17 @@ public final class FanoutBenchmark {
                         settings.add(setting);
                     }
                     case "--results" -> results = Path.of(NamedValues.require(name, value));
+                    case "--nodes" -> {
+                        nodes = NamedValues.positive(name, value);
+                        if (nodes != 1 && nodes != 3) {
+                            throw new IllegalArgumentException("--nodes must be 1 or 3, not " + nodes);
+                        }
+                    }
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
             }
             return new Options(subscribers, connections, rate, warmup, seconds, payload, runs, systems,
-                    List.copyOf(settings), results);
+                    List.copyOf(settings), results, nodes);
         }
 
 
@@ -166,6 +176,10 @@ public final class FanoutBenchmark {
                         + " %d s warm-up then %d s timed; %d run(s) each, systems %s", options.subscribers(),
                 options.connections(), options.rate(), options.payloadBytes() + Stamp.BYTES, options.warmupSeconds(),
                 options.seconds(), options.runs(), String.join(", ", systems)));
+        if (options.nodes() > 1) {
+            say(options.nodes() + " nodes per system: subscriber connections round-robin over them; broker CPU, heap"
+                    + " and RSS are summed over the nodes");
+        }
         if (!options.felixSettings().isEmpty()) {
             say("felix broker settings: " + String.join(" ", options.felixSettings()));
         }
@@ -200,7 +214,8 @@ public final class FanoutBenchmark {
             table.add(asMap(r));
         }
         result.put("runs", table);
-        Path json = Results.write(options.resultsDir(), "fanout", result);
+        Path json = Results.write(options.resultsDir(), options.nodes() > 1 ? "fanout-" + options.nodes() + "nodes"
+                : "fanout", result);
         Results.writeText(json, text.toString());
         say("results: " + json);
         return ok;
@@ -213,31 +228,31 @@ public final class FanoutBenchmark {
         long total = warmup + (long) options.rate() * options.seconds();
         Deliveries deliveries = new Deliveries(subscribers, connections, warmup);
         Path dir = Files.createTempDirectory("felix-bench-fanout-");
-        try (FanoutSystem s = start(system, dir, options.felixSettings())) {
+        try (FanoutSystem s = start(system, dir, options.nodes(), options.felixSettings())) {
             progress.detail("connecting " + connections + " connections");
             s.connect(connections);
-            long heapBefore = s.jvm() ? ProcessMemory.liveHeapBytes(s.brokerPid()) : -1;
-            long rssBefore = ProcessMemory.rssBytes(s.brokerPid());
+            long heapBefore = s.jvm() ? summed(s, ProcessMemory::liveHeapBytes) : -1;
+            long rssBefore = summed(s, ProcessMemory::rssBytes);
             progress.detail("subscribing " + subscribers);
             long t0 = System.nanoTime();
             s.subscribe(deliveries);
             long readyMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             step.update(10);
-            long heapAfter = s.jvm() ? ProcessMemory.liveHeapBytes(s.brokerPid()) : -1;
-            long rssAfter = ProcessMemory.rssBytes(s.brokerPid());
+            long heapAfter = s.jvm() ? summed(s, ProcessMemory::liveHeapBytes) : -1;
+            long rssAfter = summed(s, ProcessMemory::rssBytes);
 
             long start = System.nanoTime();
             long period = TimeUnit.SECONDS.toNanos(1) / options.rate();
             long published = 0;
             // The timed window starts when the warm-up's last message is sent (at once without a warm-up).
-            long cpu0 = CpuClock.ofProcess(s.brokerPid());
+            long cpu0 = summed(s, CpuClock::ofProcess);
             long busy0 = CpuClock.machineBusy();
             long client0 = CpuClock.process();
             long timedStart = start;
             long deliveredBefore = 0;
             for (long seq = 0; seq < total; seq++) {
                 if (seq == warmup && warmup > 0) {
-                    cpu0 = CpuClock.ofProcess(s.brokerPid());
+                    cpu0 = summed(s, CpuClock::ofProcess);
                     busy0 = CpuClock.machineBusy();
                     client0 = CpuClock.process();
                     timedStart = System.nanoTime();
@@ -275,7 +290,7 @@ public final class FanoutBenchmark {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             }
             long elapsed = System.nanoTime() - timedStart;
-            long cpu = CpuClock.ofProcess(s.brokerPid()) - cpu0;
+            long cpu = summed(s, CpuClock::ofProcess) - cpu0;
             long busy = CpuClock.machineBusy() - busy0;
             long client = CpuClock.process() - client0;
             step.update(100);
@@ -321,13 +336,28 @@ public final class FanoutBenchmark {
         }
     }
 
-    private static FanoutSystem start(String system, Path dir, List<String> felixSettings) throws Exception {
+    private static FanoutSystem start(String system, Path dir, int nodes, List<String> felixSettings)
+            throws Exception {
         return switch (system) {
-            case "felix" -> FelixFanout.start(dir, felixSettings);
-            case "nats" -> NatsFanout.start(dir, false);
-            case "nats-tls" -> NatsFanout.start(dir, true);
+            case "felix" -> nodes > 1 ? FelixFanout.startCluster(dir, nodes, felixSettings)
+                    : FelixFanout.start(dir, felixSettings);
+            case "nats" -> NatsFanout.start(dir, false, nodes);
+            case "nats-tls" -> NatsFanout.start(dir, true, nodes);
             default -> throw new IllegalArgumentException("unknown system " + system);
         };
+    }
+
+    /** A figure of every broker process (CPU time, memory) summed over the nodes; -1 if any is unknown. */
+    static long summed(FanoutSystem s, java.util.function.LongUnaryOperator ofPid) {
+        long sum = 0;
+        for (long pid : s.brokerPids()) {
+            long v = ofPid.applyAsLong(pid);
+            if (v < 0) {
+                return -1;
+            }
+            sum += v;
+        }
+        return sum;
     }
 
     private void printRuns(List<Row> rows) {

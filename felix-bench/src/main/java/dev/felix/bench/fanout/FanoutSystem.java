@@ -1,13 +1,14 @@
 package dev.felix.bench.fanout;
 
 /**
- * A broker under {@code felix bench fanout}: a real broker process of its own, its clients in this process.
+ * A broker under {@code felix bench fanout}: a real broker process of its own (or a cluster of them, {@code
+ * --nodes 3}), its clients in this process.
  * Used by one thread: {@link #connect}, then {@link #subscribe}, then {@link #publish} at the benchmark's pace.
  */
 interface FanoutSystem extends AutoCloseable {
 
-    /** The broker's process id, for its CPU time and memory. */
-    long brokerPid();
+    /** The broker processes' ids (one, or one per node of a cluster), for their CPU time and memory, summed. */
+    java.util.List<Long> brokerPids();
 
     /** Whether the broker is a JVM whose live heap can be measured ({@link ProcessMemory#liveHeapBytes}). */
     boolean jvm();

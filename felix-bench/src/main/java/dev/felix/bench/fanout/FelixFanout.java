@@ -12,7 +12,10 @@ import dev.felix.client.StreamSpec;
 import dev.felix.client.SubscribeOptions;
 import dev.felix.client.Subscription;
 import dev.felix.client.SubscriptionHandler;
+import dev.felix.demos.cluster.LocalCluster;
 import dev.felix.demos.cluster.NodeProcess;
+import dev.felix.wire.ClusterShardStatus;
+import java.net.InetSocketAddress;
 import dev.felix.transport.ClientTrust;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,14 +33,18 @@ import java.util.concurrent.TimeUnit;
  * thread of each per connection, this process's hundreds of threads waking per packet cost more CPU than the
  * broker. The stream is ephemeral with one shard; subscribers take the
  * broker's default queue policy, so a subscriber that falls behind is told what it lost (a gap), never slowed
- * down or silently skipped.
+ * down or silently skipped. With {@code --nodes 3} ({@link #startCluster}) the broker is three node processes and
+ * the subscriber connections are spread over them.
  */
 final class FelixFanout implements FanoutSystem {
 
     static final StreamRef STREAM = StreamRef.parse("t1/default/fanout");
     private static final Duration SUBSCRIBE_TIMEOUT = Duration.ofSeconds(120);
 
+    /** The single node, or null for a cluster. */
     private final NodeProcess node;
+    /** The cluster ({@code --nodes 3}), or null for a single node. */
+    private final LocalCluster cluster;
     private final ClientResources shared = ClientResources.create(0, 0);
     private final List<FelixClient> clients = new ArrayList<>();
     private final List<Subscription> subscriptions = new ArrayList<>();
@@ -45,8 +52,9 @@ final class FelixFanout implements FanoutSystem {
     private Publisher publisher;
     private volatile String publishProblem;
 
-    private FelixFanout(NodeProcess node) {
+    private FelixFanout(NodeProcess node, LocalCluster cluster) {
         this.node = node;
+        this.cluster = cluster;
     }
 
     /** Starts the broker; {@code settings} are {@code key=value} broker settings ({@code --set}). */
@@ -58,9 +66,9 @@ final class FelixFanout implements FanoutSystem {
         }
         NodeProcess node = NodeProcess.startSingle("fanout", dir.resolve("data"), dir.resolve("logs"),
                 NodeProcess.SERVER_JVM, flags);
-        FelixFanout f = new FelixFanout(node);
+        FelixFanout f = new FelixFanout(node, null);
         try {
-            f.publisherClient = FelixClient.connect(f.config().build());
+            f.publisherClient = FelixClient.connect(f.config(node.clientAddress()).build());
             f.publisherClient.streams().create(STREAM, StreamSpec.ephemeral(1));
             f.publisher = f.publisherClient.publisher(STREAM);
             return f;
@@ -70,15 +78,45 @@ final class FelixFanout implements FanoutSystem {
         }
     }
 
-    /** A client of the broker; the publisher's runs on threads of its own, subscribers' on the shared ones. */
-    private ClientConfig.Builder config() throws dev.felix.transport.TlsException {
-        return ClientConfig.builder(ClientTrust.certificates(node.certificate())).broker(node.clientAddress())
-                .tenant("t1").requestTimeout(SUBSCRIBE_TIMEOUT);
+    /**
+     * Starts {@code nodes} nodes as a cluster ({@code cluster_relay_subscribe: true}, each run as {@code ./felix
+     * server} runs a node) with {@code settings}; the stream's shard gets a leader, the publisher publishes there, and
+     * {@link #connect} spreads the subscriber connections round-robin over every node: on the two others they are
+     * served through each node's relay (one upstream per node).
+     */
+    static FelixFanout startCluster(Path dir, int nodes, List<String> settings) throws Exception {
+        List<String> flags = new ArrayList<>(List.of("--set", "cluster_relay_subscribe=true"));
+        for (String s : settings) {
+            flags.add("--set");
+            flags.add(s);
+        }
+        LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), nodes, NodeProcess.SERVER_JVM, flags);
+        FelixFanout f = new FelixFanout(null, cluster);
+        try {
+            try (FelixClient admin = FelixClient.connect(f.config(cluster.node("n1").clientAddress()).build())) {
+                admin.streams().create(STREAM, StreamSpec.ephemeral(1));
+            }
+            ClusterShardStatus placed = cluster.awaitShard("n1", STREAM.toString(), 0, Duration.ofSeconds(60),
+                    s -> "online".equals(s.status()) && s.leader() != null, "the placement of " + STREAM);
+            f.publisherClient = FelixClient.connect(f.config(cluster.node(placed.leader()).clientAddress()).build());
+            f.publisher = f.publisherClient.publisher(STREAM);
+            return f;
+        } catch (Exception | Error e) {
+            f.close();
+            throw e;
+        }
+    }
+
+    /** A client of a node; the publisher's runs on threads of its own, subscribers' on the shared ones. */
+    private ClientConfig.Builder config(InetSocketAddress broker) throws dev.felix.transport.TlsException {
+        Path trust = cluster != null ? cluster.caCertificate() : node.certificate();
+        return ClientConfig.builder(ClientTrust.certificates(trust)).broker(broker).tenant("t1")
+                .requestTimeout(SUBSCRIBE_TIMEOUT);
     }
 
     @Override
-    public long brokerPid() {
-        return node.pid();
+    public List<Long> brokerPids() {
+        return cluster != null ? cluster.nodes().stream().map(NodeProcess::pid).toList() : List.of(node.pid());
     }
 
     @Override
@@ -88,8 +126,10 @@ final class FelixFanout implements FanoutSystem {
 
     @Override
     public void connect(int connections) throws Exception {
-        for (int i = 0; i < connections; i++) {
-            clients.add(FelixClient.connect(config().resources(shared).build()));
+        List<InetSocketAddress> nodes = cluster != null
+                ? cluster.nodes().stream().map(NodeProcess::clientAddress).toList() : List.of(node.clientAddress());
+        for (int i = 0; i < connections; i++) { // round-robin over the nodes
+            clients.add(FelixClient.connect(config(nodes.get(i % nodes.size())).resources(shared).build()));
         }
     }
 
@@ -139,7 +179,12 @@ final class FelixFanout implements FanoutSystem {
         if (publisherClient != null) {
             publisherClient.close();
         }
-        node.close();
+        if (node != null) {
+            node.close();
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
         shared.close();
     }
 

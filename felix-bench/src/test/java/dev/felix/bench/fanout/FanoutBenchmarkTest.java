@@ -18,7 +18,7 @@ class FanoutBenchmarkTest {
     void defaults_quick_andExplicitValues() {
         FanoutBenchmark.Options d = FanoutBenchmark.Options.parse(new String[0]);
         assertThat(d).isEqualTo(new FanoutBenchmark.Options(List.of(1000, 10_000), 100, 100, 5, 10, 240, 3,
-                List.of("felix", "nats", "nats-tls"), List.of(), Path.of("bench/results")));
+                List.of("felix", "nats", "nats-tls"), List.of(), Path.of("bench/results"), 1));
 
         FanoutBenchmark.Options q = FanoutBenchmark.Options.parse(new String[] {"--quick"});
         assertThat(q.runs()).isEqualTo(1);
@@ -35,6 +35,9 @@ class FanoutBenchmarkTest {
         assertThat(o.systems()).containsExactly("felix", "nats");
         assertThat(o.warmupSeconds()).isZero();
         assertThat(o.payloadBytes()).isZero();
+        assertThat(o.nodes()).isEqualTo(1);
+
+        assertThat(FanoutBenchmark.Options.parse(new String[] {"--nodes=3"}).nodes()).isEqualTo(3);
     }
 
     @Test
@@ -49,6 +52,10 @@ class FanoutBenchmarkTest {
                 .hasMessageContaining("--rate");
         assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--set=quic_io_threads"}))
                 .hasMessageContaining("--set").hasMessageContaining("KEY=VALUE");
+        assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--nodes=2"}))
+                .hasMessageContaining("--nodes").hasMessageContaining("1 or 3");
+        assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--nodes=0"}))
+                .hasMessageContaining("--nodes");
         assertThatThrownBy(() -> FanoutBenchmark.Options.parse(new String[] {"--fast"}))
                 .hasMessageContaining("--fast");
     }

@@ -43,6 +43,15 @@ public final class LocalCluster implements AutoCloseable {
      * failure timeout); the joiners start concurrently once the first node is up.
      */
     public static LocalCluster start(Path dir, int size, List<String> extra) throws IOException, InterruptedException {
+        return start(dir, size, NodeProcess.TEST_JVM, extra);
+    }
+
+    /**
+     * {@link #start(Path, int, List)} with these JVM options for every node (e.g. {@link NodeProcess#SERVER_JVM}
+     * for a benchmark, which should measure nodes as {@code ./felix server} runs them).
+     */
+    public static LocalCluster start(Path dir, int size, List<String> jvmOptions, List<String> extra)
+            throws IOException, InterruptedException {
         ClusterTls.CaFiles ca;
         try {
             ca = ClusterTls.createCa(dir.resolve("ca"));
@@ -52,12 +61,12 @@ public final class LocalCluster implements AutoCloseable {
         LocalCluster c = new LocalCluster(dir, ca, List.copyOf(extra));
         try {
             NodeProcess first = NodeProcess.start("n1", dir.resolve("n1"), dir.resolve("logs"), ca.cert(), ca.key(),
-                    null, extra);
+                    null, jvmOptions, extra);
             c.nodes.put("n1", first);
             for (int i = 2; i <= size; i++) {
                 String id = "n" + i;
                 c.nodes.put(id, NodeProcess.start(id, dir.resolve(id), dir.resolve("logs"), ca.cert(), ca.key(),
-                        first.raftAddress(), extra));
+                        first.raftAddress(), jvmOptions, extra));
             }
             return c;
         } catch (IOException | InterruptedException | RuntimeException e) {

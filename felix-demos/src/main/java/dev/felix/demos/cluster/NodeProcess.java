@@ -26,7 +26,7 @@ public final class NodeProcess implements AutoCloseable {
     static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
     /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
     /** Test and demo nodes: several share the machine with the tests' own JVM. */
-    static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
+    public static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
     /**
      * What {@code ./felix server} runs a broker with on this JVM's version (see the launcher script): generational
      * ZGC from JDK 21, else G1 giving idle memory back.
@@ -39,6 +39,7 @@ public final class NodeProcess implements AutoCloseable {
     static final Duration STARTUP = Duration.ofSeconds(90);
 
     private static final Pattern QUIC = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)");
+    private static final Pattern ADMIN = Pattern.compile("(?m)^\\s+admin\\s+http://127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern RAFT = Pattern.compile("(?m)^\\s+node\\s+\\S+\\s+\\(raft ([^,]+),");
 
     final String id;
@@ -51,6 +52,7 @@ public final class NodeProcess implements AutoCloseable {
     private List<String> jvmOptions = TEST_JVM;
     private Process process;
     private int quicPort;
+    private int httpPort = -1;
     private String raftAddress;
     private int starts;
     private boolean frozen;
@@ -68,9 +70,10 @@ public final class NodeProcess implements AutoCloseable {
      * Starts node {@code id} for the first time: bootstrapping a cluster ({@code join == null}) or joining
      * through the Raft address {@code join}.
      */
-    static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join, List<String> extra)
-            throws IOException, InterruptedException {
+    static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join,
+            List<String> jvmOptions, List<String> extra) throws IOException, InterruptedException {
         NodeProcess n = new NodeProcess(id, dataDir, logDir, ca, caKey, extra);
+        n.jvmOptions = List.copyOf(jvmOptions);
         List<String> first = new ArrayList<>();
         if (join == null) {
             first.add("--cluster-bootstrap");
@@ -197,6 +200,8 @@ public final class NodeProcess implements AutoCloseable {
                     throw new IOException("node " + id + " printed an unexpected banner: " + text);
                 }
                 quicPort = Integer.parseInt(q.group(1));
+                Matcher h = ADMIN.matcher(text);
+                httpPort = h.find() ? Integer.parseInt(h.group(1)) : -1;
                 raftAddress = ca != null ? r.group(1) : null;
                 return;
             }
@@ -216,6 +221,14 @@ public final class NodeProcess implements AutoCloseable {
     /** The address clients reach this node at (changes with every start). */
     public InetSocketAddress clientAddress() {
         return new InetSocketAddress("127.0.0.1", quicPort);
+    }
+
+    /**
+     * Its admin HTTP address ({@code /metrics}; changes with every start), or null if the banner did not name
+     * one.
+     */
+    public InetSocketAddress httpAddress() {
+        return httpPort < 0 ? null : new InetSocketAddress("127.0.0.1", httpPort);
     }
 
     /** Its Raft endpoint ({@code host:port}; kept across restarts). */
