@@ -94,8 +94,36 @@ final class RelayedFeed implements EventFeed, RelaySink {
         return true;
     }
 
+    /**
+     * Ends the subscription. A {@code resync} names the first offset the subscriber has not received: the relay's
+     * position counts what it handed to this queue, so what is still queued here is dropped (a stalled
+     * subscriber's writer would not write it anyway) and the offset moves back to the first of it. What the writer
+     * already took is on its way to the client, ahead of the error.
+     */
     @Override
     public void end(FelixError error) {
+        if (error.code() == dev.felix.core.ErrorCode.RESYNC) {
+            long firstQueued = -1;
+            synchronized (this) {
+                for (Delivery d : items) {
+                    if (d instanceof dev.felix.core.stream.EventBatch b) {
+                        firstQueued = b.baseOffset();
+                        break;
+                    }
+                    if (d instanceof dev.felix.core.stream.GapNotice g) {
+                        firstQueued = g.from();
+                        break;
+                    }
+                }
+                items.clear();
+                events = 0;
+                bytes = 0;
+            }
+            if (firstQueued >= 0 && (error.offset() < 0 || firstQueued < error.offset())) {
+                error = new FelixError(error.code(), error.message().replace("from offset " + error.offset(),
+                        "from offset " + firstQueued), firstQueued);
+            }
+        }
         ended = error;
         SubscriptionListener l = listener;
         if (l != null) {
