@@ -159,7 +159,11 @@ final class RelayWorker {
             if (s.backlog != null && !s.backlog.isEmpty()) {
                 // Behind its own stalled write: it keeps its order, and nobody else waits for it.
                 if (s.backlog.size() >= capacity) {
-                    if (!s.healing()) { // a healing one reads it from the log anyway
+                    if (s.healing()) {
+                        // Keep the newest: the replay reads what is let go of, and must now reach past it.
+                        s.heldDropped(s.backlog.pollFirst().batch().endOffset());
+                        s.backlog.addLast(r);
+                    } else {
                         countLoss(r, RelayMetrics.Drop.QUEUE_FULL);
                         s.fence(r.batch().lastOffset());
                     }
@@ -204,7 +208,8 @@ final class RelayWorker {
     /** {@code s} did not get {@code r} before its deadline. */
     private void lose(Routed r, RelayedSubscription s) {
         if (s.healing()) {
-            return; // held for after its heal, which reads it from the log if it is cut off here
+            s.heldDropped(r.batch().endOffset()); // cut off: the replay reads it from the log instead
+            return;
         }
         if (!r.feed().kind.fencesOnLoss()) {
             countLoss(r, RelayMetrics.Drop.EPHEMERAL);

@@ -95,12 +95,23 @@ public final class RelayedSubscription {
     }
 
     /**
-     * While healing: the first offset of what the relay holds for the subscription to deliver after
-     * {@link #rejoin} (batches that arrived during the heal), or -1 if it holds nothing yet. A hook that has
-     * delivered up to here can rejoin without a new loss.
+     * While healing: where the replay must reach to rejoin without a new loss — the first offset of what the relay
+     * holds for the subscription to deliver after {@link #rejoin} (batches that arrived during the heal), moved past
+     * any held batch it had to let go of — or -1 if it has held nothing yet.
      */
     public synchronized long heldFrom() {
         return state == State.HEALING ? heldFrom : -1;
+    }
+
+    /**
+     * While healing: the relay let go of a batch it held for the subscription (past its deadline, or to make room
+     * for a newer one), so the replay must reach at least {@code endOffset} before it may rejoin: nothing held
+     * will fill in below it, and the batch may have been the last one to come. Worker thread.
+     */
+    synchronized void heldDropped(long endOffset) {
+        if (state == State.HEALING) {
+            heldFrom = Math.max(heldFrom, endOffset);
+        }
     }
 
     /** Whether a resume hook is replaying the subscription's missed offsets (the relay holds newer batches). */

@@ -503,6 +503,19 @@ class RelayTest {
         assertThat(f.counter("felix.relay.fenced")).isZero();
     }
 
+    @Test
+    void aHeldBatchLetGoOfDuringAReplay_movesWhereTheReplayMustReach_soTheLastEventIsNeverWaitedForInVain() {
+        RelayFixture f = new RelayFixture(RelaySettings.builder().workers(1).build(), null);
+        RelayedSubscription s = f.relay.subscribeBehind(key("orders"), StreamKind.DURABLE, new Sink(), true, 0);
+        f.relay.receive(key("orders"), batch(5, 2)); // the last batch published: held for after the replay
+        f.run();
+        assertThat(s.heldFrom()).isEqualTo(5);
+        f.clock.advance(DEADLINE.plusMillis(1));
+        f.tick(); // cut off while held: only the replay can deliver 5 and 6 now
+
+        assertThat(s.heldFrom()).as("the replay must read past the batch let go of").isEqualTo(7);
+    }
+
     private static void commit(List<EventBatch> log, int offset) {
         assertThat(log).hasSize(offset);
         log.add(batch(offset, 1));

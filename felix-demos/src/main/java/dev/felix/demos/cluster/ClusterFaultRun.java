@@ -140,7 +140,8 @@ public final class ClusterFaultRun {
 
         List<String> run() throws Exception {
             say("starting three nodes (n1 bootstraps, n2 and n3 join)");
-            try (LocalCluster cluster = LocalCluster.start(dir, 3, List.of())) {
+            // Nodes relay subscribes of shards they do not lead: two of the live readers are served that way.
+            try (LocalCluster cluster = LocalCluster.start(dir, 3, List.of("--set", "cluster_relay_subscribe=true"))) {
                 try (FelixClient c = cluster.connect("n1")) {
                     c.streams().create(StreamRef.parse(QUORUM_STREAM),
                             new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3));
@@ -155,9 +156,15 @@ public final class ClusterFaultRun {
                 try (FelixCluster client = cluster.connectCluster(Duration.ofSeconds(30))) {
                     Writer quorum = new Writer(client, QUORUM_STREAM);
                     Writer leader = new Writer(client, LEADER_STREAM);
-                    Reader quorumReader = new Reader(client, QUORUM_STREAM);
-                    Reader leaderReader = new Reader(client, LEADER_STREAM);
-                    List<Thread> threads = Stream.of(quorum, leader, quorumReader, leaderReader)
+                    Reader quorumReader = new Reader(client, QUORUM_STREAM, null);
+                    Reader leaderReader = new Reader(client, LEADER_STREAM, null);
+                    // Always through one node, whichever leads: its relay while another node leads the shard.
+                    NodeProcess n2 = cluster.nodes().get(1);
+                    NodeProcess n3 = cluster.nodes().get(2);
+                    Reader quorumRelayed = new Reader(client, QUORUM_STREAM, n2::clientAddress);
+                    Reader leaderRelayed = new Reader(client, LEADER_STREAM, n3::clientAddress);
+                    List<Thread> threads = Stream.of(quorum, leader, quorumReader, leaderReader, quorumRelayed,
+                                    leaderRelayed)
                             .map(r -> {
                                 Thread t = new Thread(r, "fault-run-client");
                                 t.setDaemon(true);
@@ -174,12 +181,15 @@ public final class ClusterFaultRun {
                     for (Thread t : threads.subList(0, 2)) {
                         t.join(Duration.ofSeconds(60).toMillis());
                     }
-                    quorumReader.awaitReaching(quorum.highestAck() + 1, Duration.ofSeconds(60));
-                    leaderReader.awaitReaching(leader.highestAck() + 1, Duration.ofSeconds(60));
-                    quorumReader.stop();
-                    leaderReader.stop();
-                    check(client, quorum, quorumReader);
-                    check(client, leader, leaderReader);
+                    for (Reader r : List.of(quorumReader, quorumRelayed)) {
+                        r.awaitReaching(quorum.highestAck() + 1, Duration.ofSeconds(60));
+                    }
+                    for (Reader r : List.of(leaderReader, leaderRelayed)) {
+                        r.awaitReaching(leader.highestAck() + 1, Duration.ofSeconds(60));
+                    }
+                    Stream.of(quorumReader, leaderReader, quorumRelayed, leaderRelayed).forEach(Reader::stop);
+                    check(client, quorum, quorumReader, quorumRelayed);
+                    check(client, leader, leaderReader, leaderRelayed);
                     report(cluster, client, quorum, leader);
                     return problems;
                 }
@@ -259,7 +269,7 @@ public final class ClusterFaultRun {
             problems.add(stream + " was not served within 60 s after every node came back");
         }
 
-        private void check(FelixCluster client, Writer writer, Reader live) {
+        private void check(FelixCluster client, Writer writer, Reader live, Reader relayed) {
             String name = writer.stream;
             Map<Long, String> all = new HashMap<>();
             List<String> found = new ArrayList<>();
@@ -306,6 +316,13 @@ public final class ClusterFaultRun {
                 }
             });
             live.problems.forEach(p -> found.add(name + ": " + p));
+            relayed.seen.forEach((offset, payload) -> {
+                if (all.containsKey(offset) && !payload.equals(all.get(offset))) {
+                    found.add(name + " forked at " + offset + " for the relayed reader: '" + payload + "' then '"
+                            + all.get(offset) + "'");
+                }
+            });
+            relayed.problems.forEach(p -> found.add(name + " (relayed reader): " + p));
             Map<String, Integer> copies = new HashMap<>();
             all.values().forEach(p -> copies.merge(p, 1, Integer::sum));
             long duplicates = 0;
@@ -323,7 +340,8 @@ public final class ClusterFaultRun {
             }
             say(name + ": " + writer.acked.size() + " acknowledged, " + writer.failed.get() + " failed publishes, "
                     + all.size() + " records read back, " + duplicates + " duplicate(s) from uncertain retries, "
-                    + live.seen.size() + " seen live (" + live.restarts.get() + " reader restart(s))"
+                    + live.seen.size() + " seen live (" + live.restarts.get() + " reader restart(s)), "
+                    + relayed.seen.size() + " through one node's relay (" + relayed.restarts.get() + " restart(s))"
                     + (found.isEmpty() ? ": OK" : ": " + found.size() + " problem(s)"));
             found.stream().limit(20).forEach(p -> say("  FAIL " + p));
             problems.addAll(found);
@@ -420,17 +438,23 @@ public final class ClusterFaultRun {
         }
     }
 
-    /** Follows a stream from offset 0 through every fault, noting each offset's payload and any hole. */
+    /**
+     * Follows a stream from offset 0 through every fault, noting each offset's payload and any hole: on the shard's
+     * leader, or always through one node ({@code via}, read at each subscribe: a restarted node has a new port),
+     * which relays the shard while another node leads it.
+     */
     static final class Reader implements Runnable {
         final FelixCluster client;
         final String stream;
+        final java.util.function.Supplier<java.net.InetSocketAddress> via;
         final Map<Long, String> seen = new ConcurrentHashMap<>();
         final List<String> problems = new java.util.concurrent.CopyOnWriteArrayList<>();
         final AtomicLong next = new AtomicLong();
         final AtomicLong restarts = new AtomicLong();
         private volatile boolean stop;
 
-        Reader(FelixCluster client, String stream) {
+        Reader(FelixCluster client, String stream, java.util.function.Supplier<java.net.InetSocketAddress> via) {
+            this.via = via;
             this.client = client;
             this.stream = stream;
         }
@@ -439,7 +463,7 @@ public final class ClusterFaultRun {
         public void run() {
             while (!stop) {
                 try (ClusterSubscription s = client.subscribe(StreamRef.parse(stream), 0,
-                        StartPosition.offset(next.get()))) {
+                        StartPosition.offset(next.get()), via == null ? null : via.get())) {
                     while (!stop) {
                         Item item = s.next(Duration.ofSeconds(5));
                         if (item instanceof Gap g) {

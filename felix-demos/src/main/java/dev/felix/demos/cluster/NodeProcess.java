@@ -51,7 +51,7 @@ public final class NodeProcess implements AutoCloseable {
     /** JVM options of the node's process: small and serial for tests and demos, unless a benchmark says. */
     private List<String> jvmOptions = TEST_JVM;
     private Process process;
-    private int quicPort;
+    private volatile int quicPort; // read by other threads (a reader asking where the node is now)
     private int httpPort = -1;
     private String raftAddress;
     private int starts;
