@@ -45,7 +45,7 @@ import java.util.TreeSet;
  * nodes)}; more than the up nodes is {@code bad_request}) on up nodes; leaders are spread (fewest leaderships
  * first, ties by node id) and followers go to the nodes hosting fewest replicas (ties by id); epoch 1, online.
  * An ephemeral stream shard or a memory cache lives on one node (the one with fewest leaderships); a log-backed
- * cache is placed like a durable stream shard with consistency {@code leader}.
+ * cache is placed like a durable stream shard, with its own consistency.
  *
  * @param clusterName  set by the bootstrap node's first entry (null before)
  * @param seed         mixes into every uid, so uids of two clusters differ
@@ -338,7 +338,7 @@ record ClusterState(String clusterName, long seed, long version, SortedMap<Strin
         int replicas = durable ? Math.min(DEFAULT_REPLICAS, up.size()) : 1;
         long uid = uid(index);
         CacheRecord record = new CacheRecord(name, config, uid);
-        ShardPlacement placement = place(ShardKey.cache(uid), name.toString(), durable, Consistency.LEADER, replicas,
+        ShardPlacement placement = place(ShardKey.cache(uid), name.toString(), durable, config.consistency(), replicas,
                 up, loads());
         TreeMap<ShardKey, ShardPlacement> p = new TreeMap<>(KEY_ORDER);
         p.putAll(placements);

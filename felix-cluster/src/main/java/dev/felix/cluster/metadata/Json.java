@@ -453,6 +453,7 @@ final class Json {
         o.put("fsync", c.fsync().wireName());
         o.put("snapshot_every_changes", c.snapshotEveryChanges());
         o.put("segment_bytes", c.segmentBytes());
+        o.put("consistency", c.consistency().wireName());
         return o;
     }
 
@@ -463,7 +464,8 @@ final class Json {
                 new QueueLimits((int) lng(o, "watcher_queue_events"), lng(o, "watcher_queue_bytes")),
                 new QueueLimits((int) lng(o, "writer_queue_events"), lng(o, "writer_queue_bytes")),
                 (int) lng(o, "max_value_bytes"), StreamConfig.Fsync.parse(text(o, "fsync")),
-                lng(o, "snapshot_every_changes"), lng(o, "segment_bytes"));
+                lng(o, "snapshot_every_changes"), lng(o, "segment_bytes"),
+                o.has("consistency") ? Consistency.parse(text(o, "consistency")) : CacheConfig.DEFAULT_CONSISTENCY);
     }
 
     // ------------------------------------------------------------------ helpers

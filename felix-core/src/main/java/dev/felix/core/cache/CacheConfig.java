@@ -1,5 +1,6 @@
 package dev.felix.core.cache;
 
+import dev.felix.core.Consistency;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.StreamConfig;
 import java.time.Duration;
@@ -34,6 +35,10 @@ import java.util.Locale;
  *       log after this many changes</td></tr>
  *   <tr><td>{@code segmentBytes}</td><td>16 MiB</td><td>log caches: log segment size (compaction drops whole
  *       segments)</td></tr>
+ *   <tr><td>{@code consistency}</td><td>{@code leader}</td><td>log caches in a cluster: a change is acknowledged
+ *       and visible once the leader holds it ({@code leader}) or a majority of its replicas do
+ *       ({@code quorum}), exactly as for a durable stream shard; a single node ignores {@code leader} and
+ *       refuses {@code quorum}. A memory cache is always {@code leader} (it lives on one node)</td></tr>
  * </table>
  */
 public record CacheConfig(
@@ -47,7 +52,8 @@ public record CacheConfig(
         int maxValueBytes,
         StreamConfig.Fsync fsync,
         long snapshotEveryChanges,
-        long segmentBytes) {
+        long segmentBytes,
+        Consistency consistency) {
 
     /** Largest {@code maxValueBytes}: 64 MiB (one log record must hold a value and its key). */
     public static final int MAX_VALUE_LIMIT = 64 << 20;
@@ -73,6 +79,8 @@ public record CacheConfig(
     public static final long DEFAULT_SNAPSHOT_EVERY_CHANGES = 100_000;
     /** Default log segment size of a log cache: 16 MiB. */
     public static final long DEFAULT_SEGMENT_BYTES = 16L << 20;
+    /** Default consistency: {@code leader}. */
+    public static final Consistency DEFAULT_CONSISTENCY = Consistency.LEADER;
 
     private static final CacheConfig DEFAULTS = builder().build();
 
@@ -122,6 +130,21 @@ public record CacheConfig(
         }
         checkPositive("snapshot_every_changes", snapshotEveryChanges);
         checkSegmentBytes(segmentBytes);
+        if (consistency == null) {
+            consistency = DEFAULT_CONSISTENCY;
+        }
+        if (consistency == Consistency.QUORUM && backing != Backing.LOG) {
+            throw new IllegalArgumentException("consistency quorum needs a log cache: a memory cache lives on one"
+                    + " node and has nothing to replicate");
+        }
+    }
+
+    /** As the canonical constructor, with the default consistency ({@code leader}). */
+    public CacheConfig(Backing backing, Duration defaultTtl, int maxEntries, int changeRingEvents,
+            long changeRingBytes, QueueLimits watcherQueue, QueueLimits writerQueue, int maxValueBytes,
+            StreamConfig.Fsync fsync, long snapshotEveryChanges, long segmentBytes) {
+        this(backing, defaultTtl, maxEntries, changeRingEvents, changeRingBytes, watcherQueue, writerQueue,
+                maxValueBytes, fsync, snapshotEveryChanges, segmentBytes, DEFAULT_CONSISTENCY);
     }
 
     /** A memory cache with every default. */
@@ -158,6 +181,7 @@ public record CacheConfig(
         b.fsync = fsync;
         b.snapshotEveryChanges = snapshotEveryChanges;
         b.segmentBytes = segmentBytes;
+        b.consistency = consistency;
         return b;
     }
 
@@ -256,6 +280,7 @@ public record CacheConfig(
         private StreamConfig.Fsync fsync = DEFAULT_FSYNC;
         private long snapshotEveryChanges = DEFAULT_SNAPSHOT_EVERY_CHANGES;
         private long segmentBytes = DEFAULT_SEGMENT_BYTES;
+        private Consistency consistency = DEFAULT_CONSISTENCY;
 
         private Builder() {
         }
@@ -326,9 +351,18 @@ public record CacheConfig(
             return this;
         }
 
+        /**
+         * Log caches in a cluster: {@code leader} (the default; null also means it) or {@code quorum}. Checked
+         * against the backing at {@link #build}: quorum needs a log cache.
+         */
+        public Builder consistency(Consistency value) {
+            this.consistency = value != null ? value : DEFAULT_CONSISTENCY;
+            return this;
+        }
+
         public CacheConfig build() {
             return new CacheConfig(backing, defaultTtl, maxEntries, changeRingEvents, changeRingBytes, watcherQueue,
-                    writerQueue, maxValueBytes, fsync, snapshotEveryChanges, segmentBytes);
+                    writerQueue, maxValueBytes, fsync, snapshotEveryChanges, segmentBytes, consistency);
         }
     }
 }

@@ -67,6 +67,7 @@ final class DefinitionCodecs {
         p.setProperty("fsync", c.fsync().wireName());
         p.setProperty("snapshot_every_changes", Long.toString(c.snapshotEveryChanges()));
         p.setProperty("segment_bytes", Long.toString(c.segmentBytes()));
+        p.setProperty("consistency", c.consistency().wireName());
         return p;
     }
 
@@ -87,6 +88,7 @@ final class DefinitionCodecs {
                 .fsync(StreamConfig.Fsync.parse(p.getProperty("fsync", d.fsync().wireName())))
                 .snapshotEveryChanges(longOr(p, "snapshot_every_changes", d.snapshotEveryChanges()))
                 .segmentBytes(longOr(p, "segment_bytes", d.segmentBytes()))
+                .consistency(dev.felix.core.Consistency.parse(p.getProperty("consistency", "leader")))
                 .build();
     }
 
