@@ -14,11 +14,8 @@ import dev.felix.cluster.peer.PeerStream;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
-import dev.felix.core.StreamConfig;
-import dev.felix.core.StreamName;
 import dev.felix.core.cache.CacheName;
 import dev.felix.core.broker.Broker;
-import dev.felix.core.metadata.StreamRecord;
 import dev.felix.storage.LogDirectories;
 import dev.felix.storage.SegmentedLog;
 import dev.felix.storage.StorageException;
@@ -173,34 +170,36 @@ final class ReplicaManager implements ClusterListener {
         }
         Set<ShardKey> held = new HashSet<>();
         for (ShardPlacement p : view.placements()) {
-            if (p.key().kind() == ShardKey.Kind.CACHE) {
-                releaseIfMoved(p);
+            boolean cache = p.key().kind() == ShardKey.Kind.CACHE;
+            if (cache && (!p.durable() || !p.replicas().contains(localNode))) {
+                releaseIfMoved(p); // a memory cache, or a log cache this node holds no copy of
                 continue;
             }
             if (!p.replicas().contains(localNode)) {
                 continue;
             }
             held.add(p.key());
-            StreamName name;
-            try {
-                name = StreamName.parse(p.name());
-            } catch (RuntimeException e) {
-                LOG.warn("placement of {} names no stream ('{}')", p.key(), p.name());
+            Optional<ReplicatedUnit> parsed = ReplicatedUnit.of(p);
+            if (parsed.isEmpty()) {
+                LOG.warn("placement of {} names no {} ('{}')", p.key(), cache ? "cache" : "stream", p.name());
                 continue;
             }
+            ReplicatedUnit unit = parsed.get();
             try {
                 if (localNode.equals(p.leader())) {
                     if (p.status() == ShardStatus.ONLINE) {
-                        lead(p, name);
+                        lead(p, unit);
                     } else if (p.durable()) {
-                        resume(p, name);
+                        resume(p, unit);
                     }
                 } else {
                     if (leadingEpoch.containsKey(p.key())) {
-                        stepDown(p, name);
+                        stepDown(p, unit);
+                    } else if (cache) {
+                        releaseIfMoved(p); // an instance opened here before this node knew it does not lead
                     }
                     if (p.durable()) {
-                        follow(p, name);
+                        follow(p, unit);
                     }
                 }
             } catch (FelixException | RuntimeException e) {
@@ -250,8 +249,8 @@ final class ReplicaManager implements ClusterListener {
         await(broker.caches().release(name, reason));
     }
 
-    /** This node leads {@code p}: close the follower copy, then reopen the shard runtime at the epoch. */
-    private void lead(ShardPlacement p, StreamName name) throws FelixException {
+    /** This node leads {@code p}: close the follower copy, then reopen the unit's runtime at the epoch. */
+    private void lead(ShardPlacement p, ReplicatedUnit unit) throws FelixException {
         Long led = leadingEpoch.get(p.key());
         if (led != null && led == p.epoch()) {
             return;
@@ -261,41 +260,39 @@ final class ReplicaManager implements ClusterListener {
             highWatermarks.put(p.key(), await(f.stop()));
         }
         readyEpoch.put(p.key(), p.epoch());
-        await(broker.reopenShard(name, p.key().shard(), FelixError.of(ErrorCode.UNAVAILABLE,
-                "leadership of " + name + "/" + p.key().shard() + " moved (epoch " + p.epoch() + "); retry")));
+        await(unit.reopen(broker, FelixError.of(ErrorCode.UNAVAILABLE,
+                "leadership of " + unit.label() + " moved (epoch " + p.epoch() + "); retry")));
         leadingEpoch.put(p.key(), p.epoch());
-        LOG.info("leading {}/{} at epoch {} ({})", name, p.key().shard(), p.epoch(), p.consistency().wireName());
+        LOG.info("leading {} at epoch {} ({})", unit.label(), p.epoch(), p.consistency().wireName());
         if (p.durable()) {
             // Open it now, so followers can fetch before the first client uses it.
-            broker.stream(name).shard(p.key().shard()).load().exceptionally(e -> null);
+            unit.load(broker);
         }
     }
 
-    /** Another node leads (or nobody can): end this node's runtime of the shard with the reason. */
-    private void stepDown(ShardPlacement p, StreamName name) {
+    /** Another node leads (or nobody can): end this node's runtime of the unit with the reason. */
+    private void stepDown(ShardPlacement p, ReplicatedUnit unit) {
         FelixError reason = p.status() == ShardStatus.ONLINE
-                ? FelixError.of(ErrorCode.NOT_LEADER, "node " + p.leader() + " now leads " + name + "/" + p.key().shard()
+                ? FelixError.of(ErrorCode.NOT_LEADER, "node " + p.leader() + " now leads " + unit.label()
                         + " (epoch " + p.epoch() + ")")
                 : FelixError.of(ErrorCode.UNAVAILABLE, p.reason() != null ? p.reason() : "no leader");
         readyEpoch.remove(p.key());
-        await(broker.reopenShard(name, p.key().shard(), reason));
+        await(unit.reopen(broker, reason));
         leadingEpoch.remove(p.key());
-        LOG.info("no longer leading {}/{}: {}", name, p.key().shard(), reason.message());
+        LOG.info("no longer leading {}: {}", unit.label(), reason.message());
     }
 
     /** Follow the leader of {@code p}, or fence when it is lost. */
-    private void follow(ShardPlacement p, StreamName name) throws FelixException {
+    private void follow(ShardPlacement p, ReplicatedUnit unit) throws FelixException {
         FollowerReplica f = followers.get(p.key());
         if (f == null) {
-            Optional<StreamRecord> record = broker.metadata().stream(name);
-            if (record.isEmpty() || record.get().uid() != p.key().uid()) {
-                return; // metadata of the stream not applied here yet
+            Optional<ReplicatedUnit.Local> local = unit.local(broker, p.key().uid());
+            if (local.isEmpty()) {
+                return; // metadata of the unit not applied here yet
             }
-            StreamConfig config = record.get().config();
-            Path dir = broker.logDirectory(name, p.key().shard(), p.key().uid());
-            f = new FollowerReplica(p.key(), name + "/" + p.key().shard(), dir, broker.logConfig(config),
-                    broker.storage(), config.fsync() == StreamConfig.Fsync.ON_COMMIT, endpoint, settings,
-                    new SerialLane(io, name + "/" + p.key().shard()), timer, replication.metrics());
+            f = new FollowerReplica(p.key(), unit.label(), local.get().dir(), local.get().logConfig(),
+                    broker.storage(), local.get().onCommit(), endpoint, settings,
+                    new SerialLane(io, unit.label()), timer, replication.metrics());
             followers.put(p.key(), f);
         }
         Optional<NodeInfo> leader = p.leader() == null ? Optional.empty() : view.node(p.leader());
@@ -313,32 +310,32 @@ final class ReplicaManager implements ClusterListener {
      * This node is the recorded leader of a unit that went unavailable while it was away: adopt what its
      * replicas hold of its own epoch past its end, then ask metadata to resume leadership (a new epoch).
      */
-    private void resume(ShardPlacement p, StreamName name) throws FelixException {
+    private void resume(ShardPlacement p, ReplicatedUnit unit) throws FelixException {
         if (!resuming.add(p.key())) {
             return;
         }
         try {
             if (leadingEpoch.containsKey(p.key())) {
-                stepDown(p, name); // a leader that was frozen, not restarted: its runtime must let go of the log
+                stepDown(p, unit); // a leader that was frozen, not restarted: its runtime must let go of the log
             }
             FollowerReplica f = followers.remove(p.key());
             if (f != null) {
                 await(f.stop());
             }
-            Optional<StreamRecord> record = broker.metadata().stream(name);
-            if (record.isEmpty()) {
+            Optional<ReplicatedUnit.Local> local = unit.local(broker, p.key().uid());
+            if (local.isEmpty()) {
                 return;
             }
-            Path dir = broker.logDirectory(name, p.key().shard(), p.key().uid());
+            Path dir = local.get().dir();
             long adopted = 0;
             if (Files.isDirectory(dir) || !p.followers().isEmpty()) {
-                try (SegmentedLog log = SegmentedLog.open(dir, broker.logConfig(record.get().config()), broker.storage())) {
+                try (SegmentedLog log = SegmentedLog.open(dir, local.get().logConfig(), broker.storage())) {
                     adopted = adopt(p, log);
                     log.sync();
                 }
             }
-            LOG.info("{}/{}: back as its recorded leader; adopted {} record(s) of epoch {} from replicas; resuming",
-                    name, p.key().shard(), adopted, p.epoch());
+            LOG.info("{}: back as its recorded leader; adopted {} record(s) of epoch {} from replicas; resuming",
+                    unit.label(), adopted, p.epoch());
             await(control.resumeLeadership(p.key(), p.epoch()));
         } finally {
             resuming.remove(p.key());
@@ -404,15 +401,18 @@ final class ReplicaManager implements ClusterListener {
         Optional<ShardPlacement> p = view.placement(f.key());
         if (p.isPresent() && localNode.equals(p.get().leader()) && p.get().status() == ShardStatus.ONLINE
                 && readyToLead(f.key(), p.get().epoch()) && f.epoch() == p.get().epoch()) {
+            Optional<ReplicatedUnit> unit = ReplicatedUnit.of(p.get());
             io.execute(() -> {
                 try {
-                    broker.stream(StreamName.parse(p.get().name())).shard(f.key().shard()).load();
+                    if (unit.isPresent()) {
+                        unit.get().load(broker);
+                    }
                 } catch (FelixException | RuntimeException e) {
                     LOG.debug("opening {} for a follower failed: {}", f.key(), e.toString());
                 }
             });
             stream.send(new PeerMessage.Refused(PeerMessage.Refusal.NOT_LEADER, p.get().epoch(), -1,
-                    "the leader is opening " + p.get().name() + "/" + f.key().shard() + "; retry"));
+                    "the leader is opening " + unit.map(ReplicatedUnit::label).orElse(p.get().name()) + "; retry"));
             return;
         }
         long epoch = p.map(ShardPlacement::epoch).orElse(-1L);
@@ -440,7 +440,7 @@ final class ReplicaManager implements ClusterListener {
         try {
             LogDirectories.delete(dir);
         } catch (StorageException e) {
-            LOG.warn("could not remove the replica log of a deleted stream under {}: {}", dir, e.getMessage());
+            LOG.warn("could not remove the replica log of a deleted stream or cache under {}: {}", dir, e.getMessage());
         }
     }
 

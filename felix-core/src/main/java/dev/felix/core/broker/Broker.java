@@ -106,7 +106,7 @@ public final class Broker implements AutoCloseable {
         this.background = Executors.newSingleThreadExecutor(new NamedThreads("felix-background"));
         this.cacheTimer = Executors.newSingleThreadScheduledExecutor(new NamedThreads("felix-cache-sweep"));
         this.caches = new Caches(new CacheRuntime(shardThreads, background, cacheTimer, java.time.Clock.systemUTC(),
-                storage, s == null ? null : s.dataDir(), CacheRuntime.DEFAULT_SWEEP_INTERVAL), metadata,
+                storage, s == null ? null : s.dataDir(), CacheRuntime.DEFAULT_SWEEP_INTERVAL, gates), metadata,
                 config.openTenants());
         if (logsRoot != null) {
             background.execute(() -> removeQuietly(() -> LogDirectories.removeDeleted(logsRoot), logsRoot));

@@ -5,6 +5,8 @@ import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
 import dev.felix.core.QueueLimits;
 import dev.felix.core.writer.CommitGate;
+import dev.felix.core.writer.GateFactory;
+import dev.felix.core.writer.LogRef;
 import dev.felix.core.writer.HistoryRead;
 import dev.felix.core.writer.LogWriter;
 import dev.felix.core.writer.WriterInbox;
@@ -121,6 +123,8 @@ public final class Cache {
         /** The snapshot being written, or null. */
         CompletableFuture<Void> compaction;
         final List<CompletableFuture<Long>> compactWaiters = new ArrayList<>();
+        /** Changes the log held past its committed end at load, staged; published as the gate commits them. */
+        final java.util.ArrayDeque<CacheLog.Uncommitted> uncommitted = new java.util.ArrayDeque<>();
 
         State(CacheStore store, ChangeRing ring, LogWriter<Batch> writer) {
             this.store = store;
@@ -141,6 +145,9 @@ public final class Cache {
     private final Clock clock;
     /** Null for a memory cache. */
     private final CacheLog storage;
+    /** What the log is, for the gate factory. */
+    private final LogRef ref;
+    private final GateFactory gates;
     private final boolean onCommit;
     private final LongSupplier watchIds;
     private final CacheMetrics metrics = new CacheMetrics();
@@ -165,6 +172,8 @@ public final class Cache {
 
     // Writer-owned.
     private FelixError loadFailure;
+    /** Why the last load was refused by the gate (this node does not lead the cache now); not remembered. */
+    private FelixError gateRefusal;
     private boolean incarnationKnown;
     private boolean shutDown;
 
@@ -177,6 +186,15 @@ public final class Cache {
      */
     Cache(CacheName name, CacheConfig config, CacheLog storage, Executor executor, Executor io, Clock clock,
             LongSupplier watchIds) {
+        this(name, config, storage, executor, io, clock, watchIds, 0, GateFactory.LOCAL);
+    }
+
+    /**
+     * @param uid   the cache's uid from metadata (names its log to {@code gates})
+     * @param gates chooses the commit gate when the log opens; may refuse while this node does not lead the cache
+     */
+    Cache(CacheName name, CacheConfig config, CacheLog storage, Executor executor, Executor io, Clock clock,
+            LongSupplier watchIds, long uid, GateFactory gates) {
         if ((config.backing() == CacheConfig.Backing.LOG) != (storage != null)) {
             throw new IllegalArgumentException("a " + config.backing().wireName() + " cache "
                     + (storage == null ? "needs" : "takes no") + " log");
@@ -189,6 +207,8 @@ public final class Cache {
         this.io = io;
         this.clock = clock;
         this.watchIds = watchIds;
+        this.ref = new LogRef(LogRef.Kind.CACHE, name.toString(), uid, 0);
+        this.gates = gates;
         this.loop = new WriterLoop("cache " + label, executor, false);
         this.inbox = new WriterInbox<>(config.writerQueue(), new WriterInbox.Weigher<>() {
             @Override
@@ -670,6 +690,23 @@ public final class Cache {
                 storageFailed(s, error);
             }
         }
+
+        @Override
+        public void recovered(long end) {
+            State s = state;
+            if (s == null) {
+                return;
+            }
+            CacheLog.Uncommitted u;
+            while ((u = s.uncommitted.peek()) != null && u.change().offset() < end) {
+                s.uncommitted.poll();
+                s.store.publish(u.change(), u.node());
+                s.ring.add(u.change());
+                watches.fanout(u.change(), config.watcherQueue());
+            }
+            publishedNext = s.visible();
+            publishedOldest = oldest(s);
+        }
     }
 
     // ------------------------------------------------------------------ writer: loading
@@ -684,17 +721,36 @@ public final class Cache {
         }
         CacheLog.Opened opened;
         EntryTable table = new EntryTable(true);
+        FelixError[] refused = new FelixError[1];
         try {
-            opened = storage.open(incarnationKnown ? incarnation : null, table);
+            gates.checkMayOpen(ref); // not the leader here: leave the directory to this node's replica
         } catch (FelixException e) {
+            gateRefusal = e.error(); // not ours to write now: a later use tries again
+            return false;
+        }
+        try {
+            opened = storage.open(incarnationKnown ? incarnation : null, table, log -> {
+                try {
+                    return gates.open(ref, log, onCommit);
+                } catch (FelixException e) {
+                    refused[0] = e.error();
+                    throw e;
+                }
+            });
+        } catch (FelixException e) {
+            if (refused[0] != null) {
+                gateRefusal = refused[0];
+                return false;
+            }
             loadFailure = e.error();
             LOG.error("{}; cache {} is unavailable until this is repaired, other caches are unaffected",
                     e.getMessage(), label);
             return false;
         }
-        writer.reset(storage.log(), opened.next(),
-                onCommit ? CommitGate.durable(storage.log()) : CommitGate.immediate());
-        State s = newState(opened.next(), table);
+        gateRefusal = null;
+        writer.reset(storage.log(), opened.next(), opened.committed(), opened.gate().gate());
+        State s = newState(opened.next(), opened.committed(), table);
+        s.uncommitted.addAll(opened.uncommitted());
         incarnation = opened.incarnation();
         incarnationKnown = true;
         s.lastSnapshot = opened.snapshotOffset();
@@ -706,14 +762,19 @@ public final class Cache {
     }
 
     private State newState(long next) {
-        return newState(next, null);
+        return newState(next, next, null);
     }
 
-    private State newState(long next, EntryTable loaded) {
+    /**
+     * @param next    offset of the next change the store decides
+     * @param visible offset the change ring starts at (below {@code next} when the log holds uncommitted changes)
+     */
+    private State newState(long next, long visible, EntryTable loaded) {
         State[] holder = new State[1];
         CacheStore store = new CacheStore(config, metrics, reads, (c, node) -> stage(holder[0], c, node), next,
                 loaded);
-        State s = new State(store, new ChangeRing(config.changeRingEvents(), config.changeRingBytes(), next), writer);
+        State s = new State(store, new ChangeRing(config.changeRingEvents(), config.changeRingBytes(), visible),
+                writer);
         holder[0] = s;
         return s;
     }
@@ -725,6 +786,9 @@ public final class Cache {
         }
         if (loadFailure != null) {
             return loadFailure;
+        }
+        if (gateRefusal != null) {
+            return gateRefusal;
         }
         return FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " is not loaded");
     }
@@ -855,6 +919,7 @@ public final class Cache {
         state = null;
         failAcks(s.batch, error);
         writer.fail(error);
+        writer.closeGate();
         watches.endAll(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " lost its storage (" + error.message()
                 + "); resume from the offset given"));
         storage.close(false, incarnation);
@@ -933,7 +998,14 @@ public final class Cache {
             commitBatch(s);
             if (!s.dead) {
                 writer.force(); // forces what waits for its fsync, so it is acknowledged
+                // What the gate could not commit alone (a replicated cache waiting for a majority) is answered
+                // now; dead first, so these answers do not unload and reload the cache.
+                s.dead = true;
+                writer.fail(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " closed before the change was"
+                        + " committed (" + (reason != null ? reason.message() : "closed") + "); it may still"
+                        + " commit, so a retrying writer must expect it applied"));
             }
+            writer.closeGate();
             pendingSnapshot = s.compaction;
         }
         watches.endAll(reason != null ? reason : closedError());

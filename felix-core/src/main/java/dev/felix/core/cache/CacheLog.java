@@ -3,6 +3,7 @@ package dev.felix.core.cache;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
+import dev.felix.core.writer.GateFactory;
 import dev.felix.storage.LogConfig;
 import dev.felix.storage.LogRecord;
 import dev.felix.storage.ReadResult;
@@ -75,7 +76,22 @@ final class CacheLog {
     private static final long REPLAY_READ_BYTES = 8L << 20;
 
     /** The result of a load. */
-    record Opened(long incarnation, long next, long snapshotOffset, long replayed) {
+    record Opened(long incarnation, long next, long committed, long snapshotOffset, long replayed,
+            GateFactory.Opened gate, List<Uncommitted> uncommitted) {
+    }
+
+    /**
+     * A change the log held past its committed end when it was opened (a replicated cache reopened: only a
+     * majority makes it committed). It is staged in the table, not visible; the cache publishes it once its
+     * gate commits it.
+     */
+    record Uncommitted(Change change, EntryTable.Node node) {
+    }
+
+    /** Chooses the commit gate of the log just opened (see {@link GateFactory#open}). */
+    @FunctionalInterface
+    interface GateOpener {
+        GateFactory.Opened open(SegmentedLog log) throws FelixException;
     }
 
     private final String label;
@@ -99,13 +115,18 @@ final class CacheLog {
     }
 
     /**
-     * Opens the log and rebuilds the cache into {@code table} (empty, not yet shared). On failure the log is
-     * closed again and {@code table} must be discarded.
+     * Opens the log, asks {@code gates} for its commit gate, and rebuilds the cache into {@code table} (empty, not
+     * yet shared): visible up to the committed end, staged (not visible) beyond it. On failure the log is closed
+     * again and {@code table} must be discarded.
+     *
+     * <p>Everything below the restored snapshot counts as committed whatever the gate says: a snapshot is only
+     * ever written of visible state.
      *
      * @param knownIncarnation the incarnation this process already gave the cache (a reload after a storage
      *                         failure), or null on the first load
+     * @throws FelixException as the gate refuses (this node may not write the log now), or the load fails
      */
-    Opened open(Long knownIncarnation, EntryTable table) throws FelixException {
+    Opened open(Long knownIncarnation, EntryTable table, GateOpener gates) throws FelixException {
         long started = System.nanoTime();
         SegmentedLog opened;
         try {
@@ -114,16 +135,21 @@ final class CacheLog {
             throw toError(e, "cannot open the log of cache " + label).toException();
         }
         try {
+            GateFactory.Opened gate = gates.open(opened);
             deleteTemporaries();
             long incarnation = incarnation(knownIncarnation);
             new CacheMeta(incarnation, false).write(dir);
             long start = restoreSnapshot(opened, table);
-            long replayed = replay(opened, start, table);
+            long tail = opened.tailOffset();
+            long committed = Math.max(start, Math.min(gate.committed(), tail));
+            long replayed = replay(opened, start, committed, table, null);
+            List<Uncommitted> uncommitted = new ArrayList<>();
+            replayed += replay(opened, committed, tail, table, uncommitted);
             log = opened;
-            LOG.debug("loaded cache {}: snapshot at {}, {} changes replayed, next offset {}, {} entries, {} ms",
-                    label, start, replayed, opened.tailOffset(), table.size(),
+            LOG.debug("loaded cache {}: snapshot at {}, {} changes replayed, committed to {}, next offset {}, {}"
+                    + " entries, {} ms", label, start, replayed, committed, tail, table.size(),
                     (System.nanoTime() - started) / 1_000_000);
-            return new Opened(incarnation, opened.tailOffset(), start, replayed);
+            return new Opened(incarnation, tail, committed, start, replayed, gate, uncommitted);
         } catch (IOException | UncheckedIOException e) {
             closeQuietly(opened);
             throw FelixError.of(ErrorCode.UNAVAILABLE, "cannot load cache " + label + " from " + dir + ": " + e)
@@ -198,11 +224,15 @@ final class CacheLog {
                 + " exist nowhere else").toException();
     }
 
-    private long replay(SegmentedLog opened, long from, EntryTable table) throws FelixException {
+    /**
+     * Applies the changes {@code from..until} to {@code table}: directly (visible) when {@code staged} is null,
+     * else staged at their offsets and collected into {@code staged}.
+     */
+    private long replay(SegmentedLog opened, long from, long until, EntryTable table, List<Uncommitted> staged)
+            throws FelixException {
         long next = from;
-        long tail = opened.tailOffset();
-        while (next < tail) {
-            ReadResult r = opened.read(next, REPLAY_READ_RECORDS, REPLAY_READ_BYTES);
+        while (next < until) {
+            ReadResult r = opened.read(next, (int) Math.min(REPLAY_READ_RECORDS, until - next), REPLAY_READ_BYTES);
             if (r instanceof ReadResult.Corrupted c) {
                 throw toError(c.toException(), "cache " + label + ": cannot replay its log").toException();
             }
@@ -213,17 +243,32 @@ final class CacheLog {
             List<LogRecord> records = ((ReadResult.Records) r).records();
             if (records.isEmpty()) {
                 throw FelixError.of(ErrorCode.INTERNAL, "cache " + label + ": the log returned nothing at offset "
-                        + next + " below its tail " + tail).toException();
+                        + next + " below " + until).toException();
             }
             for (LogRecord rec : records) {
-                Change c = decode(rec);
-                if (c.op() == Change.Op.PUT) {
-                    table.loadPut(table.newNode(c.key(), c.value(), c.expiresAtMillis()));
-                } else {
-                    table.loadRemove(c.key());
+                if (rec.offset() >= until) {
+                    break;
                 }
+                Change c = decode(rec);
+                if (staged == null) {
+                    if (c.op() == Change.Op.PUT) {
+                        table.loadPut(table.newNode(c.key(), c.value(), c.expiresAtMillis()));
+                    } else {
+                        table.loadRemove(c.key());
+                    }
+                } else if (c.op() == Change.Op.PUT) {
+                    EntryTable.Node node = table.newNode(c.key(), c.value(), c.expiresAtMillis());
+                    table.stagePut(node, c.offset());
+                    staged.add(new Uncommitted(c, node));
+                } else {
+                    EntryTable.Node old = table.lookup(c.key());
+                    if (old != null) {
+                        table.stageRemove(old, c.offset());
+                    }
+                    staged.add(new Uncommitted(c, null));
+                }
+                next++;
             }
-            next += records.size();
         }
         return next - from;
     }

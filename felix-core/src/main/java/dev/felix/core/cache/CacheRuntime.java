@@ -1,5 +1,6 @@
 package dev.felix.core.cache;
 
+import dev.felix.core.writer.GateFactory;
 import dev.felix.storage.StorageRuntime;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -21,9 +22,12 @@ import java.util.concurrent.ScheduledExecutorService;
  * @param dataDir       root of the node's data: definitions under {@code caches/}, logs under {@code logs/};
  *                      null = nothing is persisted (memory caches only)
  * @param sweepInterval how often {@code timer} sweeps (each cache whose earliest expiry is due)
+ * @param gates         chooses the commit gate of a log cache when its log opens: local durability on a single
+ *                      node ({@link GateFactory#LOCAL}), replication in a cluster (the same gates durable stream
+ *                      shards get); it may refuse the open when this node does not lead the cache
  */
 public record CacheRuntime(Executor writers, Executor io, ScheduledExecutorService timer, Clock clock,
-        StorageRuntime storage, Path dataDir, Duration sweepInterval) {
+        StorageRuntime storage, Path dataDir, Duration sweepInterval, GateFactory gates) {
 
     /** Default sweep interval. */
     public static final Duration DEFAULT_SWEEP_INTERVAL = Duration.ofSeconds(1);
@@ -41,6 +45,15 @@ public record CacheRuntime(Executor writers, Executor io, ScheduledExecutorServi
         if (sweepInterval.isZero() || sweepInterval.isNegative()) {
             throw new IllegalArgumentException("sweep_interval must be positive, was " + sweepInterval);
         }
+        if (gates == null) {
+            gates = GateFactory.LOCAL;
+        }
+    }
+
+    /** A single node's runtime: log caches commit on local durability. */
+    public CacheRuntime(Executor writers, Executor io, ScheduledExecutorService timer, Clock clock,
+            StorageRuntime storage, Path dataDir, Duration sweepInterval) {
+        this(writers, io, timer, clock, storage, dataDir, sweepInterval, GateFactory.LOCAL);
     }
 
     /** Memory caches only, nothing persisted, the system clock, swept by the owner. */

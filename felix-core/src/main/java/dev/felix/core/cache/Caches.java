@@ -278,7 +278,7 @@ public final class Caches implements AutoCloseable {
                     runtime.storage(), config.fsync() == StreamConfig.Fsync.ON_COMMIT);
         }
         return new Cache(name, config, log, runtime.writers(), runtime.io(), runtime.clock(),
-                watchIds::incrementAndGet);
+                watchIds::incrementAndGet, uid, runtime.gates());
     }
 
     /** For tests: the uid metadata gave a cache (0 if it has none). */
@@ -286,8 +286,8 @@ public final class Caches implements AutoCloseable {
         return metadata.cache(name).map(CacheRecord::uid).orElse(0L);
     }
 
-    /** Where the log of a log cache lives. */
-    java.nio.file.Path logDirectory(CacheName name, long uid) {
+    /** Where the log of a log cache lives on this node (its leader's log, or this node's replica of it). */
+    public java.nio.file.Path logDirectory(CacheName name, long uid) {
         return new LogId(name.tenant(), name.namespace(), "cache:" + name.cache(), 0, uid).resolve(runtime.logsRoot());
     }
 
@@ -310,8 +310,8 @@ public final class Caches implements AutoCloseable {
         }
     }
 
-    /** The log settings of a log cache. */
-    static LogConfig logConfig(CacheConfig config) {
+    /** The log settings of a log cache (a replica's log uses the same). */
+    public static LogConfig logConfig(CacheConfig config) {
         return LogConfig.builder()
                 .segmentBytes(config.segmentBytes())
                 .maxPayloadBytes(ChangeCodec.maxPayloadBytes(config.maxValueBytes()))

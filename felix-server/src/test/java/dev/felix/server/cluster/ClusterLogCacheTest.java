@@ -1,0 +1,140 @@
+package dev.felix.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.client.CacheRef;
+import dev.felix.client.ClientConfig;
+import dev.felix.client.ClusterMirror;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.FelixCluster;
+import dev.felix.cluster.ShardKey;
+import dev.felix.cluster.ShardPlacement;
+import dev.felix.cluster.ShardStatus;
+import dev.felix.core.Consistency;
+import dev.felix.core.ErrorCode;
+import dev.felix.core.StreamConfig;
+import dev.felix.core.cache.CacheConfig;
+import dev.felix.core.cache.CacheName;
+import dev.felix.server.FelixServer;
+import dev.felix.transport.ClientTrust;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A log cache in a cluster replicates exactly like a durable stream shard: its changes go to its replicas through
+ * the same commit gate, and a clean stop of its leader hands it to a replica that serves every acknowledged put.
+ * Under {@code quorum} a put is acknowledged only once a majority holds it.
+ */
+@Timeout(240)
+class ClusterLogCacheTest {
+
+    private static final CacheRef CONFIG = CacheRef.parse("t1/default/config");
+    private static final CacheName NAME = new CacheName("t1", "default", "config");
+
+    @TempDir
+    Path dir;
+
+    private TestCluster cluster;
+
+    @AfterEach
+    void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    @Test
+    void aQuorumLogCacheIsReplicated_andACleanStopHandsItToAReplicaServingEveryAcknowledgedPut() throws Exception {
+        cluster = TestCluster.startThree(dir);
+        FelixServer n1 = cluster.node("n1");
+        n1.broker().caches().create(NAME, CacheConfig.builder().backing(CacheConfig.Backing.LOG)
+                .fsync(StreamConfig.Fsync.ON_COMMIT).consistency(Consistency.QUORUM).build());
+        ShardPlacement placement = placement(n1);
+        assertThat(placement.durable()).isTrue();
+        assertThat(placement.consistency()).isEqualTo(Consistency.QUORUM);
+        assertThat(placement.replicas()).containsExactlyInAnyOrder("n1", "n2", "n3");
+        String leaderId = placement.leader();
+        String otherId = cluster.nodes().keySet().stream().filter(id -> !id.equals(leaderId)).findFirst().orElseThrow();
+
+        // A node that does not lead the cache says who does, and never opens the cache's log itself.
+        FelixClientException redirect = catchThrowableOfType(FelixClientException.class,
+                () -> cluster.connect(cluster.node(otherId)).cache(CONFIG).put("k", bytes("v"), null));
+        assertThat(redirect.code()).isEqualTo(dev.felix.wire.ErrorCode.NOT_LEADER);
+        assertThat(redirect.leader().node()).isEqualTo(leaderId);
+
+        FelixClient leader = cluster.connect(cluster.node(leaderId));
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> leader.cache(CONFIG).put("key-0", bytes("v0"), null) == 0);
+        for (int i = 1; i < 200; i++) {
+            assertThat(leader.cache(CONFIG).put("key-" + i, bytes("v" + i), null)).isEqualTo(i);
+        }
+        assertThat(leader.cache(CONFIG).delete("key-7")).isEqualTo(200);
+
+        // Acknowledged under quorum: at least one follower holds all 201 changes (the leader's gate knows).
+        var row = leader.cluster().status().shards().stream().filter(r -> r.name().equals(CONFIG.toString()))
+                .findFirst().orElseThrow();
+        assertThat(row.kind()).isEqualTo("cache");
+        assertThat(row.consistency()).isEqualTo("quorum");
+        assertThat(row.hwm()).isEqualTo(201L);
+        // The follower's node refuses to open it through its own cache runtime: the directory is its replica's.
+        Throwable refused = catchThrowableOfType(java.util.concurrent.CompletionException.class,
+                () -> cluster.node(otherId).broker().caches().get(NAME).load().join()).getCause();
+        assertThat(((dev.felix.core.FelixException) refused).error().code()).isEqualTo(ErrorCode.NOT_LEADER);
+
+        ClientConfig config = ClientConfig.builder(ClientTrust.certificates(cluster.ca().cert())).tenant("t1")
+                .connectTimeout(Duration.ofSeconds(3)).requestTimeout(Duration.ofSeconds(30)).build();
+        try (FelixCluster client = FelixCluster.connect(config, cluster.nodes().values().stream()
+                .map(FelixServer::quicAddress).toList());
+                ClusterMirror mirror = client.mirror(CONFIG, null)) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> mirror.caughtUp() && mirror.snapshot().size() == 199);
+
+            // A clean stop hands the cache to a replica that holds every change.
+            cluster.stop(leaderId);
+            FelixServer survivor = cluster.nodes().values().iterator().next();
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                ShardPlacement p = placement(survivor);
+                return !leaderId.equals(p.leader()) && p.status() == ShardStatus.ONLINE;
+            });
+            String newLeaderId = placement(survivor).leader();
+            FelixClient newLeader = cluster.connect(cluster.node(newLeaderId));
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .until(() -> newLeader.cache(CONFIG).get("key-0").isPresent());
+            for (int i = 0; i < 200; i++) {
+                Optional<byte[]> v = newLeader.cache(CONFIG).get("key-" + i);
+                if (i == 7) {
+                    assertThat(v).as("the acknowledged delete survived").isEmpty();
+                } else {
+                    assertThat(v).as("key-" + i).isPresent();
+                    assertThat(new String(v.get(), StandardCharsets.UTF_8)).isEqualTo("v" + i);
+                }
+            }
+            assertThat(newLeader.cache(CONFIG).put("after", bytes("x"), null))
+                    .as("the change sequence goes on where it was").isEqualTo(201);
+
+            // The mirror followed the cache to its new home and has every entry, the new one included.
+            await().atMost(Duration.ofSeconds(30)).until(() -> mirror.caughtUp() && mirror.get("after").isPresent());
+            assertThat(mirror.snapshot()).hasSize(200).doesNotContainKey("key-7");
+        }
+    }
+
+    private static ShardPlacement placement(FelixServer node) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.cluster().placements().stream()
+                .anyMatch(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(CONFIG.toString())));
+        return node.cluster().placements().stream()
+                .filter(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(CONFIG.toString()))
+                .findFirst().orElseThrow();
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
