@@ -32,6 +32,8 @@ public final class PeerCodec {
     static final int RELAY_EVENTS = 7;
     static final int RELAY_CATCH_UP = 8;
     static final int RELAY_GAP = 9;
+    static final int SNAPSHOT_FETCH = 10;
+    static final int SNAPSHOT_PART = 11;
 
     private static final int KEY_BYTES = 1 + 8 + 4;
 
@@ -82,6 +84,16 @@ public final class PeerCodec {
             for (byte[] p : r.payloads()) {
                 out.writeInt(p.length).writeBytes(p);
             }
+        } else if (m instanceof PeerMessage.SnapshotFetch f) {
+            out = alloc.buffer(LENGTH_BYTES + 1 + KEY_BYTES + 8 * 4 + 4);
+            out.writeInt(0).writeByte(SNAPSHOT_FETCH);
+            writeKey(out, f.key());
+            out.writeLong(f.epoch()).writeLong(f.after()).writeLong(f.offset()).writeLong(f.position())
+                    .writeInt(f.maxBytes());
+        } else if (m instanceof PeerMessage.SnapshotPart p) {
+            out = alloc.buffer(LENGTH_BYTES + 1 + 8 * 3 + p.bytes().length);
+            out.writeInt(0).writeByte(SNAPSHOT_PART).writeLong(p.offset()).writeLong(p.position()).writeLong(p.total())
+                    .writeBytes(p.bytes());
         } else {
             PeerMessage.Refused r = (PeerMessage.Refused) m;
             byte[] text = r.message().getBytes(StandardCharsets.UTF_8);
@@ -214,6 +226,33 @@ public final class PeerCodec {
                             + " last event");
                 }
                 return new PeerMessage.RelayEvents(base, payloads);
+            }
+            case SNAPSHOT_FETCH -> {
+                need(frame, KEY_BYTES + 8 * 4 + 4, "snapshot_fetch");
+                ShardKey key = readKey(frame);
+                long epoch = frame.readLong();
+                long after = frame.readLong();
+                long offset = frame.readLong();
+                long position = frame.readLong();
+                int maxBytes = frame.readInt();
+                if (after < -1 || offset < -1 || position < 0 || maxBytes <= 0) {
+                    throw new PeerProtocolException("snapshot_fetch after " + after + ", offset " + offset
+                            + ", position " + position + ", max_bytes " + maxBytes);
+                }
+                return new PeerMessage.SnapshotFetch(key, epoch, after, offset, position, maxBytes);
+            }
+            case SNAPSHOT_PART -> {
+                need(frame, 8 * 3, "snapshot_part");
+                long offset = frame.readLong();
+                long position = frame.readLong();
+                long total = frame.readLong();
+                if (offset < -1 || position < 0 || total < 0 || position + frame.readableBytes() > total) {
+                    throw new PeerProtocolException("snapshot_part of " + offset + " at " + position + " with "
+                            + frame.readableBytes() + " bytes of " + total);
+                }
+                byte[] bytes = new byte[frame.readableBytes()];
+                frame.readBytes(bytes);
+                return new PeerMessage.SnapshotPart(offset, position, total, bytes);
             }
             default -> throw new PeerProtocolException("unknown peer message type " + type);
         }

@@ -121,6 +121,40 @@ public sealed interface PeerMessage {
         }
     }
 
+    /**
+     * Follower to leader, for a log cache: "send me part of your newest snapshot". A cache's leader compacts its log
+     * below its snapshots, so a replica keeps the leader's snapshots beside its copy of the log: it can then load
+     * the cache (and trim its own log) exactly as the leader does. Answered with {@link SnapshotPart} or
+     * {@link Refused}.
+     *
+     * @param epoch    the epoch the follower follows; the leader refuses another
+     * @param after    ask for the newest snapshot only if its offset is above this ({@code -1}: any)
+     * @param offset   {@code -1} to start; else the snapshot being transferred (its offset)
+     * @param position byte position in that snapshot's file to continue from
+     * @param maxBytes file bytes the answer may carry at most
+     */
+    record SnapshotFetch(ShardKey key, long epoch, long after, long offset, long position, int maxBytes)
+            implements PeerMessage {
+        public SnapshotFetch {
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /**
+     * Leader to follower: bytes {@code position ..} of the file of the snapshot at {@code offset}, which is
+     * {@code total} bytes long. {@code offset == -1}: the leader has no snapshot newer than asked for.
+     */
+    record SnapshotPart(long offset, long position, long total, byte[] bytes) implements PeerMessage {
+        public SnapshotPart {
+            Objects.requireNonNull(bytes, "bytes");
+        }
+
+        /** The leader has no snapshot newer than the one asked past. */
+        public static SnapshotPart none() {
+            return new SnapshotPart(-1, 0, 0, new byte[0]);
+        }
+    }
+
     /** Why a fetch was refused. Stable numbers on the wire. */
     enum Refusal {
         /** The follower's epoch is older than the leader's: refresh metadata and follow the new epoch. */

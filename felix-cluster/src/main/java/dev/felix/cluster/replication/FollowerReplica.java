@@ -5,10 +5,12 @@ import dev.felix.cluster.ShardKey;
 import dev.felix.cluster.peer.PeerEndpoint;
 import dev.felix.cluster.peer.PeerMessage;
 import dev.felix.cluster.peer.PeerStream;
+import dev.felix.core.cache.CacheSnapshots;
 import dev.felix.storage.LogConfig;
 import dev.felix.storage.SegmentedLog;
 import dev.felix.storage.StorageException;
 import dev.felix.storage.StorageRuntime;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,12 +29,21 @@ import org.slf4j.LoggerFactory;
  * <p>The log is opened when the replica has data: at once if its directory exists, otherwise when the first
  * records (or a reset) arrive.
  *
+ * <p><b>Log caches.</b> A cache's leader compacts its log below its snapshots. The replica of a cache therefore
+ * also keeps the leader's snapshots (asked for every {@link #SNAPSHOT_POLL_NANOS} between fetches, and at once
+ * after its log was reset to where the leader's log starts) and applies the leader's compaction rule to its own
+ * log ({@link CacheSnapshots#retain}): a replica that takes over loads the cache from a snapshot and its log,
+ * exactly as the leader would.
+ *
  * <p><b>Threads.</b> Every state change runs on the replica's {@link SerialLane}; peer messages arrive on an
  * event loop and are moved onto it. {@link #report()} reads volatile fields from any thread.
  */
 final class FollowerReplica {
 
     private static final Logger LOG = LoggerFactory.getLogger(FollowerReplica.class);
+
+    /** How often the replica of a log cache asks its leader for a newer snapshot. */
+    static final long SNAPSHOT_POLL_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     final ShardKey key;
     final String label;
@@ -52,6 +63,14 @@ final class FollowerReplica {
     private long generation;
     private int failures;
     private boolean stopped;
+    /** Log caches: a snapshot is wanted before the next fetch (the log was reset past the local snapshots). */
+    private boolean snapshotWanted;
+    /** Log caches: when a snapshot was last asked for, nanoTime. */
+    private long snapshotAskedAt = System.nanoTime() - SNAPSHOT_POLL_NANOS;
+    /** Log caches: the snapshot being assembled, or null. */
+    private SnapshotTransfer.Receiving receiving;
+    /** The last request sent was a snapshot fetch: its answer (part or refusal) is the snapshot's. */
+    private boolean awaitingSnapshot;
 
     // Read by reports and the manager from any thread.
     private volatile long epoch = -1;
@@ -135,6 +154,7 @@ final class FollowerReplica {
             stopped = true;
             fetching = false;
             closeStream();
+            abandonSnapshot();
             if (log != null) {
                 try {
                     log.close();
@@ -201,6 +221,12 @@ final class FollowerReplica {
         if (s == null || !fetching) {
             return;
         }
+        if (key.kind() == ShardKey.Kind.CACHE
+                && (snapshotWanted || receiving != null || System.nanoTime() - snapshotAskedAt >= SNAPSHOT_POLL_NANOS)) {
+            sendSnapshotFetch(s);
+            return;
+        }
+        awaitingSnapshot = false;
         s.send(new PeerMessage.Fetch(key, epoch, end, lastEpoch, durable, settings.fetchMaxBytes(),
                 (int) settings.fetchWait().toMillis(), -1));
     }
@@ -246,7 +272,73 @@ final class FollowerReplica {
         sendFetch();
     }
 
+    // ------------------------------------------------------------------ log caches: the leader's snapshots
+
+    private void sendSnapshotFetch(PeerStream s) {
+        long after;
+        try {
+            after = CacheSnapshots.newest(dir).orElse(-1);
+        } catch (IOException e) {
+            after = -1;
+        }
+        snapshotAskedAt = System.nanoTime();
+        awaitingSnapshot = true;
+        SnapshotTransfer.Receiving r = receiving;
+        s.send(new PeerMessage.SnapshotFetch(key, epoch, after, r == null ? -1 : r.offset(),
+                r == null ? 0 : r.written(), settings.fetchMaxBytes()));
+    }
+
+    private void onSnapshotPart(PeerMessage.SnapshotPart p) {
+        awaitingSnapshot = false;
+        if (p.offset() < 0) {
+            snapshotWanted = false; // nothing newer than what this replica keeps
+            sendFetch();
+            return;
+        }
+        try {
+            if (receiving == null || receiving.offset() != p.offset()) {
+                abandonSnapshot();
+                receiving = new SnapshotTransfer.Receiving(dir, p.offset());
+            }
+            if (receiving.accept(p)) {
+                LOG.info("{}: installed the leader's snapshot at offset {} ({} bytes)", label, p.offset(), p.total());
+                receiving = null;
+                snapshotWanted = false;
+                metrics.received(p.bytes().length);
+                openLog();
+                CacheSnapshots.retain(dir, log);
+                refreshPosition();
+            } else {
+                metrics.received(p.bytes().length);
+            }
+        } catch (IOException | IllegalArgumentException | StorageException e) {
+            LOG.warn("{}: taking the leader's snapshot at {} failed ({}); asking again", label, p.offset(), e.getMessage());
+            abandonSnapshot();
+            retryLater(generation);
+            return;
+        }
+        sendFetch();
+    }
+
+    private void abandonSnapshot() {
+        if (receiving != null) {
+            receiving.abandon();
+            receiving = null;
+        }
+    }
+
     private void onRefused(PeerMessage.Refused r) {
+        if (awaitingSnapshot) {
+            awaitingSnapshot = false;
+            abandonSnapshot();
+            if (r.code() == PeerMessage.Refusal.TRIMMED) {
+                sendFetch(); // the leader compacted it away mid-transfer: ask for its newest
+            } else {
+                LOG.debug("{}: snapshot fetch refused ({}): {}", label, r.code(), r.message());
+                retryLater(generation);
+            }
+            return;
+        }
         switch (r.code()) {
             case DIVERGED -> {
                 try {
@@ -271,6 +363,8 @@ final class FollowerReplica {
                     if (r.offset() > log.tailOffset()) {
                         LOG.info("{}: the leader's log starts at {}; resetting the replica log there", label, r.offset());
                         log.resetTo(r.offset());
+                        // A log cache's log is only usable from a snapshot: take the leader's first.
+                        snapshotWanted = key.kind() == ShardKey.Kind.CACHE;
                     }
                     refreshPosition();
                 } catch (StorageException e) {
@@ -342,6 +436,8 @@ final class FollowerReplica {
                 }
                 if (message instanceof PeerMessage.Records r) {
                     onRecords(r);
+                } else if (message instanceof PeerMessage.SnapshotPart p) {
+                    onSnapshotPart(p);
                 } else if (message instanceof PeerMessage.Refused r) {
                     onRefused(r);
                 }

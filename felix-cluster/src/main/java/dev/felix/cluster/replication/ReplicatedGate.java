@@ -242,6 +242,20 @@ final class ReplicatedGate implements CommitGate {
         }
     }
 
+    /**
+     * A follower's request for part of this log cache's newest snapshot (peer event loop); read on the I/O pool.
+     * The snapshot files lie beside the log, in its directory.
+     */
+    void onSnapshotFetch(PeerStream stream, PeerMessage.SnapshotFetch f) {
+        if (f.epoch() != epoch || !followers.contains(stream.remoteNode())) {
+            stream.send(new PeerMessage.Refused(f.epoch() < epoch ? PeerMessage.Refusal.STALE_EPOCH
+                    : PeerMessage.Refusal.NOT_LEADER, epoch, -1, "snapshot of " + label + " asked at epoch "
+                    + f.epoch() + " of the leader at " + epoch));
+            return;
+        }
+        io.execute(() -> stream.send(SnapshotTransfer.read(log.directory(), f, label)));
+    }
+
     /** A follower's progress note (peer event loop). */
     void onProgress(String node, PeerMessage.Progress p) {
         if (p.epoch() != epoch || !followers.contains(node)) {

@@ -271,13 +271,21 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
                 } else {
                     manager.leaderNotOpen(stream, f);
                 }
+            } else if (message instanceof PeerMessage.SnapshotFetch f) {
+                ReplicatedGate gate = leading.get(f.key());
+                if (gate != null) {
+                    gate.onSnapshotFetch(stream, f);
+                } else {
+                    stream.send(new PeerMessage.Refused(PeerMessage.Refusal.NOT_LEADER, -1, -1,
+                            "this node does not lead " + f.key() + " with its log open"));
+                }
             } else if (message instanceof PeerMessage.Progress p) {
                 ReplicatedGate gate = leading.get(p.key());
                 if (gate != null) {
                     gate.onProgress(stream.remoteNode(), p);
                 }
             } else {
-                stream.close(); // a follower sends only fetches and progress
+                stream.close(); // a follower sends only fetches, snapshot fetches and progress
             }
         }
 

@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -325,37 +324,12 @@ final class CacheLog {
      * {@value #SNAPSHOTS_KEPT} and trims the log below the oldest kept one. Returns the log's base offset.
      */
     long afterSnapshot(long offset) throws IOException {
-        List<Long> offsets = snapshotOffsets();
-        int drop = offsets.size() - SNAPSHOTS_KEPT;
-        for (int i = 0; i < drop; i++) {
-            Files.deleteIfExists(dir.resolve(SnapshotFile.fileName(offsets.get(i))));
-        }
-        if (offsets.size() >= SNAPSHOTS_KEPT) {
-            long keepFrom = offsets.get(Math.max(0, drop));
-            try {
-                log.trimBefore(keepFrom);
-            } catch (StorageException e) {
-                throw new IOException("trimming the log of cache " + label + " below " + keepFrom + " failed: "
-                        + e.getMessage(), e);
-            }
-        }
-        return log.baseOffset();
+        return CacheSnapshots.retain(dir, log);
     }
 
     /** Snapshot offsets present in the directory, ascending. */
     List<Long> snapshotOffsets() throws IOException {
-        List<Long> out = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, SnapshotFile.PREFIX + "*"
-                + SnapshotFile.SUFFIX)) {
-            for (Path f : files) {
-                long o = SnapshotFile.parseOffset(f.getFileName().toString());
-                if (o >= 0) {
-                    out.add(o);
-                }
-            }
-        }
-        out.sort(Comparator.naturalOrder());
-        return out;
+        return CacheSnapshots.offsets(dir);
     }
 
     /**

@@ -18,6 +18,7 @@ import dev.felix.core.ErrorCode;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.cache.CacheConfig;
 import dev.felix.core.cache.CacheName;
+import dev.felix.core.cache.CacheSnapshots;
 import dev.felix.server.FelixServer;
 import dev.felix.transport.ClientTrust;
 import java.nio.charset.StandardCharsets;
@@ -124,6 +125,85 @@ class ClusterLogCacheTest {
             await().atMost(Duration.ofSeconds(30)).until(() -> mirror.caughtUp() && mirror.get("after").isPresent());
             assertThat(mirror.snapshot()).hasSize(200).doesNotContainKey("key-7");
         }
+    }
+
+    @Test
+    void aReplicaThatMissedACompaction_takesTheLeadersSnapshot_andTakesOverServingEveryPut() throws Exception {
+        cluster = TestCluster.startThree(dir);
+        FelixServer n1 = cluster.node("n1");
+        // Small segments and frequent snapshots: the leader compacts its log many times below.
+        n1.broker().caches().create(NAME, CacheConfig.builder().backing(CacheConfig.Backing.LOG)
+                .fsync(StreamConfig.Fsync.ON_COMMIT).snapshotEveryChanges(50).segmentBytes(4096).build());
+        ShardPlacement placement = placement(n1);
+        String leaderId = placement.leader();
+        java.util.List<String> followers = placement.followers().stream().sorted().toList();
+        String behind = followers.get(0);
+        String other = followers.get(1);
+        FelixClient leader = cluster.connect(cluster.node(leaderId));
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> leader.cache(CONFIG).put("key-0", value(0), null) == 0);
+        for (int i = 1; i < 20; i++) {
+            leader.cache(CONFIG).put("key-" + i, value(i), null);
+        }
+
+        // One replica is away while the leader snapshots and trims its log well past where that replica ends.
+        cluster.stop(behind);
+        for (int i = 20; i < 600; i++) {
+            leader.cache(CONFIG).put("key-" + (i % 300), value(i), null);
+        }
+        Path leaderDir = cluster.node(leaderId).broker().caches().logDirectory(NAME, placement.key().uid());
+        // Its snapshots are far past offset 20, and its log is trimmed below the older of the two it keeps.
+        await().atMost(Duration.ofSeconds(20)).until(() -> CacheSnapshots.newest(leaderDir).orElse(0) >= 500);
+
+        // Back, it finds the leader's log starts past its own end: it takes the leader's snapshot and the rest.
+        cluster.restart(behind);
+        Path replicaDir = cluster.node(behind).broker().caches().logDirectory(NAME, placement.key().uid());
+        await().atMost(Duration.ofSeconds(60)).until(() -> lag(leader, behind) == 0L
+                && CacheSnapshots.newest(replicaDir).isPresent());
+
+        // The other replica goes away; a few more puts reach only the leader and the replica that came back.
+        cluster.stop(other);
+        for (int i = 600; i < 610; i++) {
+            leader.cache(CONFIG).put("key-" + (i % 300), value(i), null);
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> lag(leader, behind) == 0L);
+
+        // A clean stop hands the cache to the one caught-up replica: the one that took the snapshot.
+        cluster.stop(leaderId);
+        cluster.restart(other); // a metadata majority again
+        FelixServer taker = cluster.node(behind);
+        await().atMost(Duration.ofSeconds(60)).until(() -> {
+            ShardPlacement p = placement(taker);
+            return behind.equals(p.leader()) && p.status() == ShardStatus.ONLINE;
+        });
+        FelixClient newLeader = cluster.connect(taker);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                .until(() -> newLeader.cache(CONFIG).get("key-0").isPresent());
+        for (int k = 0; k < 300; k++) {
+            int last = k + 300 * ((609 - k) / 300); // the last put of key-k
+            assertThat(newLeader.cache(CONFIG).get("key-" + k)).as("key-" + k).hasValueSatisfying(
+                    v -> assertThat(new String(v, StandardCharsets.UTF_8)).isEqualTo(new String(value(last),
+                            StandardCharsets.UTF_8)));
+        }
+        assertThat(taker.broker().caches().get(NAME).info().nextOffset()).isEqualTo(610);
+        assertThat(taker.broker().caches().get(NAME).info().oldestOffset())
+                .as("loaded from the shipped snapshot: its log does not reach back to 0").isPositive();
+        assertThat(newLeader.cache(CONFIG).put("after", bytes("x"), null)).isEqualTo(610);
+    }
+
+    private static Long lag(FelixClient leader, String node) {
+        try {
+            var row = leader.cluster().status().shards().stream().filter(r -> r.name().equals(CONFIG.toString()))
+                    .findFirst().orElseThrow();
+            return row.lag() == null ? null : row.lag().stream().filter(l -> l.node().equals(node))
+                    .map(dev.felix.wire.ReplicaLag::records).findFirst().orElse(null);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static byte[] value(int i) {
+        return ("value-" + i + "-" + "x".repeat(80)).getBytes(StandardCharsets.UTF_8);
     }
 
     private static ShardPlacement placement(FelixServer node) {
