@@ -100,6 +100,11 @@ public final class Cache implements AutoCloseable {
                 .thenApply(Cache::offset);
     }
 
+    /** Whether this cache stream has ended (closed by the application, the broker or a lost connection). */
+    boolean closed() {
+        return closedBy != null;
+    }
+
     @Override
     public void close() {
         frames.finish();

@@ -123,6 +123,14 @@ public final class FelixCluster implements AutoCloseable {
     }
 
     /**
+     * Put, get and delete on cache {@code cache}, always on the node that serves it, following redirects and
+     * failovers (see {@link ClusterCache}). Opens nothing until the first operation.
+     */
+    public ClusterCache cache(CacheRef cache) {
+        return new ClusterCache(this, cache);
+    }
+
+    /**
      * A local copy of cache {@code cache} (or of the keys under {@code prefix}, if not null) that follows the
      * cache to whichever node serves it (see {@link ClusterMirror}). Returns once the first snapshot is applied.
      *

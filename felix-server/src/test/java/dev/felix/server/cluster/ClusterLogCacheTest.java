@@ -97,6 +97,9 @@ class ClusterLogCacheTest {
                 .map(FelixServer::quicAddress).toList());
                 ClusterMirror mirror = client.mirror(CONFIG, null)) {
             await().atMost(Duration.ofSeconds(20)).until(() -> mirror.caughtUp() && mirror.snapshot().size() == 199);
+            try (var anywhere = client.cache(CONFIG)) {
+                assertThat(anywhere.get("key-3")).hasValueSatisfying(v -> assertThat(v).isEqualTo(bytes("v3")));
+            }
 
             // A clean stop hands the cache to a replica that holds every change.
             cluster.stop(leaderId);
@@ -118,8 +121,13 @@ class ClusterLogCacheTest {
                     assertThat(new String(v.get(), StandardCharsets.UTF_8)).isEqualTo("v" + i);
                 }
             }
-            assertThat(newLeader.cache(CONFIG).put("after", bytes("x"), null))
-                    .as("the change sequence goes on where it was").isEqualTo(201);
+            // The cluster client's cache follows it to its new home (the route it knew names the stopped node).
+            try (var anywhere = client.cache(CONFIG)) {
+                assertThat(anywhere.put("after", bytes("x"), null))
+                        .as("the change sequence goes on where it was").isEqualTo(201);
+                assertThat(anywhere.get("after")).hasValueSatisfying(v -> assertThat(v).isEqualTo(bytes("x")));
+                assertThat(anywhere.lastWriteMayBeRepeated()).isFalse();
+            }
 
             // The mirror followed the cache to its new home and has every entry, the new one included.
             await().atMost(Duration.ofSeconds(30)).until(() -> mirror.caughtUp() && mirror.get("after").isPresent());
