@@ -42,7 +42,9 @@ final class CacheCommand implements Runnable {
     @Command(name = "create", mixinStandardHelpOptions = true,
             description = {"Create a cache (a no-op if it exists with this definition).",
                 "",
-                "A memory cache keeps a bounded history of changes for watchers; a log cache (--backing log) writes every change to a durable log and survives restarts."})
+                "A memory cache keeps a bounded history of changes for watchers; a log cache (--backing log) writes every change to a durable log and survives restarts.",
+                "",
+                "In a cluster a log cache is replicated like a durable stream shard; --consistency quorum acknowledges a change once a majority of its replicas holds it."})
     static final class Create implements Callable<Integer> {
         @Parameters(paramLabel = "TENANT/NAMESPACE/CACHE", description = "The cache to create.")
         String cache;
@@ -67,6 +69,12 @@ final class CacheCommand implements Runnable {
                         + " acknowledgement), periodic or none. Default: periodic.")
         String fsync;
 
+        @Option(names = "--consistency", paramLabel = "MODE", converter = OptionTypes.Consistency.class,
+                description = "Cluster, log backing only: leader (a change is acknowledged from the leader's log)"
+                        + " or quorum (once a majority of the cache's replicas holds it), as for a durable stream."
+                        + " A single node refuses quorum. Default: leader.")
+        String consistency;
+
         @Mixin
         ClientOptions client;
 
@@ -76,8 +84,16 @@ final class CacheCommand implements Runnable {
             if (fsync != null && !"log".equals(backing)) {
                 throw new Errors.UsageException("--fsync applies to log-backed caches only: add --backing log");
             }
+            if ("quorum".equals(consistency) && !"log".equals(backing)) {
+                throw new Errors.UsageException("--consistency quorum applies to log-backed caches only (a memory"
+                        + " cache lives on one node and is not replicated): add --backing log");
+            }
+            CacheSpec definition = new CacheSpec(backing, ttl, maxEntries, fsync);
+            if (consistency != null) {
+                definition = definition.withConsistency(consistency);
+            }
             try (FelixClient c = client.connect(ref.tenant())) {
-                print(c.caches().create(ref, new CacheSpec(backing, ttl, maxEntries, fsync)));
+                print(c.caches().create(ref, definition));
             }
             return 0;
         }
@@ -241,6 +257,8 @@ final class CacheCommand implements Runnable {
         System.out.println("backing    " + info.backing() + (info.fsync() != null ? " (fsync " + info.fsync() + ")" : ""));
         System.out.println("ttl        " + (info.ttlMs() == null ? "none" : Units.millis(info.ttlMs())));
         System.out.println("capacity   " + Long.toUnsignedString(info.maxEntries()) + " entries");
+        // Absent from a broker that is not clustered: there every cache is leader (a single node refuses quorum).
+        System.out.println("consistency " + (info.consistency() != null ? info.consistency() : "leader"));
         if (info.entries() != null) {
             System.out.println("entries    " + Long.toUnsignedString(info.entries()));
         }

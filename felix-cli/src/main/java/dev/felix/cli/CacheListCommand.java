@@ -23,11 +23,12 @@ final class CacheListCommand implements Callable<Integer> {
         Scope s = Scope.parse(scope);
         try (FelixClient c = client.connect(s.tenant())) {
             List<CacheDescription> caches = c.caches().list(s.namespace());
-            System.out.printf("%-40s %-8s %-10s %12s%n", "CACHE", "BACKING", "TTL", "MAX ENTRIES");
+            System.out.printf("%-40s %-8s %-10s %12s  %s%n", "CACHE", "BACKING", "TTL", "MAX ENTRIES", "CONSISTENCY");
             for (CacheDescription d : caches) {
                 String ttl = d.ttlMs() == null ? "none" : d.ttlMs() % 1000 == 0 ? d.ttlMs() / 1000 + "s" : d.ttlMs() + "ms";
-                System.out.printf("%-40s %-8s %-10s %12d%n", d.tenantId() + "/" + d.namespace() + "/" + d.cache(),
-                        d.backing(), ttl, d.maxEntries());
+                // Absent from a broker that is not clustered: leader, the only consistency a single node has.
+                System.out.printf("%-40s %-8s %-10s %12d  %s%n", d.tenantId() + "/" + d.namespace() + "/" + d.cache(),
+                        d.backing(), ttl, d.maxEntries(), d.consistency() != null ? d.consistency() : "leader");
             }
             if (caches.isEmpty()) {
                 System.out.println("(no caches)");

@@ -153,6 +153,31 @@ class CliTest {
     }
 
     @Test
+    void cacheConsistency_aSingleNodeRefusesQuorumWithTheBrokersReason_andBadFlagsAreUsageErrors() {
+        InProcessCli.Result refused = run(null, args("cache", "create", "t1/ops/ledger", "--backing", "log",
+                "--consistency", "quorum"));
+        assertThat(refused.code()).isEqualTo(Errors.FAILED);
+        assertThat(refused.err()).contains("bad_request").contains("consistency quorum needs a cluster")
+                .contains("--cluster-bootstrap");
+
+        InProcessCli.Result memory = run(null, args("cache", "create", "t1/ops/ledger", "--consistency", "quorum"));
+        assertThat(memory.code()).isEqualTo(Errors.USAGE);
+        assertThat(memory.err()).contains("--consistency quorum applies to log-backed caches only")
+                .contains("add --backing log");
+        InProcessCli.Result unknown = run(null, args("cache", "create", "t1/ops/ledger", "--backing", "log",
+                "--consistency", "eventual"));
+        assertThat(unknown.code()).isEqualTo(Errors.USAGE);
+        assertThat(unknown.err()).contains("--consistency").contains("expected leader or quorum");
+
+        InProcessCli.Result leader = run(null, args("cache", "create", "t1/ops/ledger", "--backing", "log",
+                "--consistency", "leader"));
+        assertThat(leader.code()).as(leader.err()).isZero();
+        assertThat(leader.out()).contains("consistency leader");
+        assertThat(run(null, args("cache", "describe", "t1/ops/ledger")).out()).contains("consistency leader");
+        assertThat(run(null, args("cache", "list", "t1/ops")).out()).contains("CONSISTENCY").contains("leader");
+    }
+
+    @Test
     void cacheWatch_printsTheSnapshotThenChanges() throws Exception {
         run(null, args("cache", "put", "t1/ops/watched", "a", "1"));
         CompletableFuture<InProcessCli.Result> watch = CompletableFuture.supplyAsync(

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  * The cluster as the CLI shows it, against three nodes in this JVM: {@code felix cluster ca} makes the CA the
  * nodes start with; {@code stream create --replicas 3 --consistency quorum}; {@code pub} with several
  * {@code --broker} nodes reaches the shard's leader from any of them, while one follower alone answers
- * {@code not_leader} naming the leader; {@code sub} reads the records back; {@code cluster status} lists the
- * members, the shard, its leader and its followers' lag.
+ * {@code not_leader} naming the leader; {@code sub} reads the records back; {@code cache create --backing log
+ * --consistency quorum} and {@code cache describe} show the cache's consistency; {@code cluster status} lists the
+ * members, the shard and the cache, their leaders and their followers' lag.
  */
 @Timeout(180)
 class ClusterCliTest {
@@ -72,10 +73,19 @@ class ClusterCliTest {
         assertThat(read.code()).as(read.err()).isZero();
         assertThat(read.out()).contains("m0").contains("m1").contains("m2");
 
+        // A quorum log cache, created through any node and described by another.
+        InProcessCli.Result cache = run("cache", "create", "t1/default/routes", "--backing", "log", "--consistency",
+                "quorum", "--broker", address(follower), "--ca", trust);
+        assertThat(cache.code()).as(cache.err()).isZero();
+        assertThat(cache.out()).contains("consistency quorum");
+        InProcessCli.Result described = await().atMost(Duration.ofSeconds(10)).until(() -> run("cache", "describe",
+                "t1/default/routes", "--broker", String.join(",", all), "--ca", trust), r -> r.code() == 0);
+        assertThat(described.out()).contains("backing    log").contains("consistency quorum");
+
         InProcessCli.Result status = run("cluster", "status", "--broker", address(follower), "--ca", trust);
         assertThat(status.code()).as(status.err()).isZero();
         assertThat(status.out()).contains("n1").contains("n2").contains("n3").contains("up")
-                .contains("t1/default/orders").contains("quorum").contains(leader);
+                .contains("t1/default/orders").contains("quorum").contains(leader).contains("t1/default/routes");
     }
 
     private String address(String id) {

@@ -19,14 +19,20 @@ public final class CacheAdmin {
         this.client = client;
     }
 
-    /** Creates a cache (idempotent for the same definition; {@code already_exists} otherwise). */
+    /**
+     * Creates a cache (idempotent for the same definition; {@code already_exists} otherwise). A refusal — such as
+     * {@code quorum} asked of a single node — is a {@link FelixClientException} with the broker's code and text.
+     */
     public Message.CacheInfo create(CacheRef cache, CacheSpec spec) {
         return (Message.CacheInfo) request(new Message.CacheCreate(cache.tenant(), cache.namespace(), cache.cache(),
                 spec.backing(), spec.defaultTtl() == null ? null : spec.defaultTtl().toMillis(), spec.maxEntries(),
-                spec.fsync(), ids.incrementAndGet()));
+                spec.fsync(), ids.incrementAndGet(), spec.consistency()));
     }
 
-    /** Describes a cache: backing, TTL, capacity, entries, next change offset. */
+    /**
+     * Describes a cache: backing, TTL, capacity, entries, next change offset, and (from a clustered broker, or
+     * when it is not {@code leader}) its consistency.
+     */
     public Message.CacheInfo describe(CacheRef cache) {
         return (Message.CacheInfo) request(new Message.CacheDescribe(cache.tenant(), cache.namespace(), cache.cache(),
                 ids.incrementAndGet()));

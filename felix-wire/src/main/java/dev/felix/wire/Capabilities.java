@@ -181,6 +181,20 @@ public final class Capabilities {
             if (c.consistency() != null || c.replicas() != null) {
                 bits |= CLUSTER;
             }
+        } else if (m instanceof Message.CacheCreate c) {
+            if (c.consistency() != null) {
+                bits |= CLUSTER;
+            }
+        } else if (m instanceof Message.CacheInfo i) {
+            if (i.consistency() != null) {
+                bits |= CLUSTER;
+            }
+        } else if (m instanceof Message.CacheListResult r) {
+            for (CacheDescription d : r.caches()) {
+                if (d.consistency() != null) {
+                    bits |= CLUSTER;
+                }
+            }
         } else if (m instanceof Message.StreamInfo i) {
             if (clustered(i.stream())) {
                 bits |= CLUSTER;

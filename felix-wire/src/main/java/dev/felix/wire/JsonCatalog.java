@@ -142,14 +142,16 @@ final class JsonCatalog {
         opt("expires_at_ms", U64, CacheEntry::expiresAtMs));
 
     static final JsonSchema<CacheDescription> CACHE_DESCRIPTION = JsonSchema.<CacheDescription>of("caches",
-        v -> new CacheDescription(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.u64(5), v.str(6)),
+        v -> new CacheDescription(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.u64(5), v.str(6),
+            v.str(7)),
         req("tenant_id", STR, CacheDescription::tenantId),
         req("namespace", STR, CacheDescription::namespace),
         req("cache", STR, CacheDescription::cache),
         req("backing", STR, CacheDescription::backing),
         opt("ttl_ms", U64, CacheDescription::ttlMs),
         req("max_entries", U64, CacheDescription::maxEntries),
-        opt("fsync", STR, CacheDescription::fsync));
+        opt("fsync", STR, CacheDescription::fsync),
+        opt("consistency", STR, CacheDescription::consistency));
 
     private static final JsonSchema<?>[] BY_TYPE = new JsonSchema<?>[MessageType.values().length];
 
@@ -389,7 +391,7 @@ final class JsonCatalog {
 
         put(MessageType.CACHE_CREATE, JsonSchema.<CacheCreate>of("cache_create",
             v -> new CacheCreate(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.optU64(5), v.str(6),
-                v.optU64(7)),
+                v.optU64(7), v.str(8)),
             req("tenant_id", STR, CacheCreate::tenantId),
             req("namespace", STR, CacheCreate::namespace),
             req("cache", STR, CacheCreate::cache),
@@ -397,7 +399,8 @@ final class JsonCatalog {
             opt("ttl_ms", U64, CacheCreate::ttlMs),
             opt("max_entries", U64, CacheCreate::maxEntries),
             opt("fsync", STR, CacheCreate::fsync),
-            opt("request_id", U64, CacheCreate::requestId)));
+            opt("request_id", U64, CacheCreate::requestId),
+            opt("consistency", STR, CacheCreate::consistency)));
 
         put(MessageType.CACHE_DESCRIBE, JsonSchema.<CacheDescribe>of("cache_describe",
             v -> new CacheDescribe(v.str(0), v.str(1), v.str(2), v.optU64(3)),
@@ -408,7 +411,7 @@ final class JsonCatalog {
 
         put(MessageType.CACHE_INFO, JsonSchema.<CacheInfo>of("cache_info",
             v -> new CacheInfo(v.str(0), v.str(1), v.str(2), v.str(3), v.optU64(4), v.u64(5), v.str(6),
-                v.optU64(7), v.optU64(8), v.optU64(9)),
+                v.optU64(7), v.optU64(8), v.optU64(9), v.str(10)),
             req("tenant_id", STR, CacheInfo::tenantId),
             req("namespace", STR, CacheInfo::namespace),
             req("cache", STR, CacheInfo::cache),
@@ -418,7 +421,8 @@ final class JsonCatalog {
             opt("fsync", STR, CacheInfo::fsync),
             opt("entries", U64, CacheInfo::entries),
             opt("next_offset", U64, CacheInfo::nextOffset),
-            opt("request_id", U64, CacheInfo::requestId)));
+            opt("request_id", U64, CacheInfo::requestId),
+            opt("consistency", STR, CacheInfo::consistency)));
 
         put(MessageType.CACHE_DROP, JsonSchema.<CacheDrop>of("cache_drop",
             v -> new CacheDrop(v.str(0), v.str(1), v.str(2), v.optBool(3), v.optU64(4)),

@@ -1012,8 +1012,9 @@ public sealed interface Message extends WirePayload {
 
     /**
      * {@code cache_create} (C to B, extension {@link Capabilities#CACHE_EXT}). Keys: {@code tenant_id,
-     * namespace, cache, backing?, ttl_ms?, max_entries?, fsync?, request_id?}. Absent settings take the
-     * broker's defaults. Reply: {@code cache_info} or {@code error}.
+     * namespace, cache, backing?, ttl_ms?, max_entries?, fsync?, request_id?, consistency?}. Absent settings take
+     * the broker's defaults. Reply: {@code cache_info} or {@code error}. {@code consistency} is a
+     * {@link Capabilities#CLUSTER} field: a broker that is not clustered refuses {@code quorum}.
      *
      * <p>{@code backing} and {@code fsync} are plain strings on the wire (values in
      * {@link CacheInfo#BACKING_MEMORY}/{@link CacheInfo#BACKING_LOG}; fsync as for {@code stream_create}),
@@ -1025,15 +1026,23 @@ public sealed interface Message extends WirePayload {
      * @param backing    {@code memory | log}
      * @param ttlMs      u64 default time to live of entries put without {@code ttl_ms}
      * @param maxEntries u64 bound on the number of entries
-     * @param fsync      fsync policy of a log-backed cache ({@code on_commit | periodic | none})
-     * @param requestId  u64, echoed in the reply
+     * @param fsync       fsync policy of a log-backed cache ({@code on_commit | periodic | none})
+     * @param requestId   u64, echoed in the reply
+     * @param consistency {@code leader | quorum} (a cluster's log caches; plain string, the broker validates);
+     *                    null = {@code leader}
      */
     record CacheCreate(String tenantId, String namespace, String cache, String backing, Long ttlMs,
-                       Long maxEntries, String fsync, Long requestId) implements Message {
+                       Long maxEntries, String fsync, Long requestId, String consistency) implements Message {
         public CacheCreate {
             Objects.requireNonNull(tenantId, "tenant_id");
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(cache, "cache");
+        }
+
+        /** Without {@code consistency} (the broker's default, {@code leader}). */
+        public CacheCreate(String tenantId, String namespace, String cache, String backing, Long ttlMs,
+                Long maxEntries, String fsync, Long requestId) {
+            this(tenantId, namespace, cache, backing, ttlMs, maxEntries, fsync, requestId, null);
         }
 
         @Override
@@ -1185,7 +1194,8 @@ public sealed interface Message extends WirePayload {
     /**
      * {@code cache_info} (B to C, extension {@link Capabilities#CACHE_EXT}): a cache's configuration and
      * state, the reply to {@code cache_create} and {@code cache_describe}. Keys: {@code tenant_id,
-     * namespace, cache, backing, ttl_ms?, max_entries, fsync?, entries?, next_offset?, request_id?}.
+     * namespace, cache, backing, ttl_ms?, max_entries, fsync?, entries?, next_offset?, request_id?,
+     * consistency?}.
      *
      * @param tenantId   tenant
      * @param namespace  namespace
@@ -1196,10 +1206,12 @@ public sealed interface Message extends WirePayload {
      * @param fsync      fsync policy, or null if not applicable
      * @param entries    u64 current number of entries
      * @param nextOffset u64 the change offset the next put/delete/expiry/eviction will get
-     * @param requestId  u64, echoed from the request
+     * @param requestId   u64, echoed from the request
+     * @param consistency {@code leader | quorum} from a clustered broker (extension {@link Capabilities#CLUSTER}),
+     *                    or whenever it is not {@code leader}; null otherwise (which means {@code leader})
      */
     record CacheInfo(String tenantId, String namespace, String cache, String backing, Long ttlMs,
-                     long maxEntries, String fsync, Long entries, Long nextOffset, Long requestId)
+                     long maxEntries, String fsync, Long entries, Long nextOffset, Long requestId, String consistency)
         implements Message {
         /** {@code backing} of a cache held in memory only. */
         public static final String BACKING_MEMORY = "memory";
@@ -1211,6 +1223,12 @@ public sealed interface Message extends WirePayload {
             Objects.requireNonNull(namespace, "namespace");
             Objects.requireNonNull(cache, "cache");
             Objects.requireNonNull(backing, "backing");
+        }
+
+        /** Without {@code consistency} (a broker that is not clustered, {@code leader}). */
+        public CacheInfo(String tenantId, String namespace, String cache, String backing, Long ttlMs,
+                long maxEntries, String fsync, Long entries, Long nextOffset, Long requestId) {
+            this(tenantId, namespace, cache, backing, ttlMs, maxEntries, fsync, entries, nextOffset, requestId, null);
         }
 
         @Override

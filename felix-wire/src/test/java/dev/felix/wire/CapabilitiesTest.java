@@ -90,6 +90,16 @@ class CapabilitiesTest {
             null, null, List.of(new ShardInfo(0, 0, 1, "n1", 2L, List.of("n1"), "online"))), null)))
             .isEqualTo(Capabilities.ADMIN | Capabilities.CLUSTER);
         assertThat(Capabilities.required(new Message.ClusterStatus(null))).isEqualTo(Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.CacheCreate("t", "n", "c", "log", null, null, null, null)))
+            .isEqualTo(Capabilities.CACHE_EXT);
+        assertThat(Capabilities.required(new Message.CacheCreate("t", "n", "c", "log", null, null, null, null,
+            "quorum"))).isEqualTo(Capabilities.CACHE_EXT | Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.CacheInfo("t", "n", "c", "log", null, 1, null, null, null, null,
+            "leader"))).isEqualTo(Capabilities.CACHE_EXT | Capabilities.CLUSTER);
+        assertThat(Capabilities.required(new Message.CacheListResult(List.of(
+            new CacheDescription("t", "n", "a", "memory", null, 1, null),
+            new CacheDescription("t", "n", "b", "log", null, 1, null, "quorum")), null)))
+            .isEqualTo(Capabilities.CACHE_EXT | Capabilities.CLUSTER);
         for (MessageType t : MessageType.values()) {
             assertThat(t.requiredCapability()).isIn(0, Capabilities.GAP_NOTICES, Capabilities.ADMIN,
                 Capabilities.CACHE_EXT, Capabilities.SUBSCRIPTION_MUX, Capabilities.CLUSTER);

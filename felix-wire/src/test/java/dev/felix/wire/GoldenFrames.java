@@ -71,6 +71,8 @@ final class GoldenFrames {
         m.put("cache_ok", new Message.CacheOk(5, 17L));
         m.put("cache_delete", new Message.CacheDelete("t1", "default", "primary", "k", 6L));
         m.put("cache_create", new Message.CacheCreate("t1", "default", "config", "log", 60_000L, 100_000L, "periodic", 21L));
+        m.put("cache_create_quorum", new Message.CacheCreate("t1", "default", "ledger", "log", null, null, "on_commit",
+                24L, "quorum"));
         m.put("cache_watch", new Message.CacheWatch("t1", "default", "config", "routing/", 17L, 64, 30L));
         m.put("watch_snapshot", new Message.WatchSnapshot(17, List.of(new CacheEntry("routing/a", utf8("1"), null),
                 new CacheEntry("routing/b", utf8("2"), 1_700_000_000_000L)), true));

@@ -37,6 +37,7 @@ import dev.felix.wire.Message.WatchChange;
 import dev.felix.wire.Message.WatchEnded;
 import dev.felix.wire.Message.WatchSnapshot;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -329,6 +330,36 @@ class JsonMessagesTest {
         canonical(new CacheInfo("t1", "default", "scratch", "memory", null, -1L, null, null, null, null),
             "{\"type\":\"cache_info\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"scratch\","
                 + "\"backing\":\"memory\",\"max_entries\":18446744073709551615}");
+    }
+
+    @Test
+    void cacheConsistencyIsAnOptionalLastKey() throws Exception {
+        // cluster field: after request_id on cache_create and cache_info, after fsync in a cache_list_result element
+        canonical(new CacheCreate("t1", "default", "ledger", "log", null, null, "on_commit", 21L, "quorum"),
+            "{\"type\":\"cache_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"ledger\","
+                + "\"backing\":\"log\",\"fsync\":\"on_commit\",\"request_id\":21,\"consistency\":\"quorum\"}");
+        canonical(new CacheInfo("t1", "default", "ledger", "log", null, 10L, "on_commit", 0L, 0L, 21L, "quorum"),
+            "{\"type\":\"cache_info\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"ledger\","
+                + "\"backing\":\"log\",\"max_entries\":10,\"fsync\":\"on_commit\",\"entries\":0,\"next_offset\":0,"
+                + "\"request_id\":21,\"consistency\":\"quorum\"}");
+        canonical(new Message.CacheListResult(List.of(
+                new CacheDescription("t1", "default", "ledger", "log", null, 10L, "on_commit", "quorum"),
+                new CacheDescription("t1", "default", "scratch", "memory", null, 5L, null, "leader")), 25L),
+            "{\"type\":\"cache_list_result\",\"caches\":[{\"tenant_id\":\"t1\",\"namespace\":\"default\","
+                + "\"cache\":\"ledger\",\"backing\":\"log\",\"max_entries\":10,\"fsync\":\"on_commit\","
+                + "\"consistency\":\"quorum\"},{\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"scratch\","
+                + "\"backing\":\"memory\",\"max_entries\":5,\"consistency\":\"leader\"}],\"request_id\":25}");
+        // a frame from a peer that predates the field still decodes, to null (= leader)
+        Message old = WireCodec.decodeJson(("{\"type\":\"cache_create\",\"tenant_id\":\"t1\",\"namespace\":\"d\","
+            + "\"cache\":\"c\",\"backing\":\"log\",\"request_id\":3}").getBytes(StandardCharsets.UTF_8));
+        assertThat(((CacheCreate) old).consistency()).isNull();
+        Message oldInfo = WireCodec.decodeJson(("{\"type\":\"cache_info\",\"tenant_id\":\"t1\",\"namespace\":\"d\","
+            + "\"cache\":\"c\",\"backing\":\"memory\",\"max_entries\":1}").getBytes(StandardCharsets.UTF_8));
+        assertThat(((CacheInfo) oldInfo).consistency()).isNull();
+        // a value this codec does not know passes through; the broker decides
+        canonical(new CacheCreate("t1", "default", "c", "log", null, null, null, null, "eventual"),
+            "{\"type\":\"cache_create\",\"tenant_id\":\"t1\",\"namespace\":\"default\",\"cache\":\"c\","
+                + "\"backing\":\"log\",\"consistency\":\"eventual\"}");
     }
 
     @Test

@@ -244,23 +244,24 @@ final class WireArbitraries {
             .as((s, k, r) -> new CacheDelete(s.tenant, s.namespace, s.name, k, r)));
         Arbitrary<String> backing = word(CacheInfo.BACKING_MEMORY, CacheInfo.BACKING_LOG);
         Arbitrary<String> fsync = word("on_commit", "periodic", "none");
+        Arbitrary<String> consistency = word("leader", "quorum");
         m.put(MessageType.CACHE_CREATE, Combinators.combine(scope(), backing.injectNull(0.3), optU64(), optU64(),
-                fsync.injectNull(0.3), optU64())
-            .as((s, b, ttl, max, f, r) -> new CacheCreate(s.tenant, s.namespace, s.name, b, ttl, max, f, r)));
+                fsync.injectNull(0.3), optU64(), consistency.injectNull(0.5))
+            .as((s, b, ttl, max, f, r, c) -> new CacheCreate(s.tenant, s.namespace, s.name, b, ttl, max, f, r, c)));
         m.put(MessageType.CACHE_DESCRIBE, Combinators.combine(scope(), optU64())
             .as((s, r) -> new CacheDescribe(s.tenant, s.namespace, s.name, r)));
         m.put(MessageType.CACHE_INFO, Combinators.combine(scope(), backing, optU64(), u64(), fsync.injectNull(0.3),
-                optU64(), optU64(), optU64())
-            .as((s, b, ttl, max, f, n, next, r) ->
-                new CacheInfo(s.tenant, s.namespace, s.name, b, ttl, max, f, n, next, r)));
+                optU64(), optU64(), Combinators.combine(optU64(), consistency.injectNull(0.5)).as(Tuple::of))
+            .as((s, b, ttl, max, f, n, next, rc) ->
+                new CacheInfo(s.tenant, s.namespace, s.name, b, ttl, max, f, n, next, rc.get1(), rc.get2())));
         m.put(MessageType.CACHE_DROP, Combinators.combine(scope(), Arbitraries.of(true, false).injectNull(0.3), optU64())
             .as((s, f, r) -> new Message.CacheDrop(s.tenant, s.namespace, s.name, f, r)));
         m.put(MessageType.CACHE_DROPPED, Combinators.combine(scope(), optU64())
             .as((s, r) -> new Message.CacheDropped(s.tenant, s.namespace, s.name, r)));
         m.put(MessageType.CACHE_LIST, Combinators.combine(text(), optText(), optU64()).as(Message.CacheList::new));
         Arbitrary<CacheDescription> cacheDescription = Combinators.combine(scope(), backing, optU64(), u64(),
-                fsync.injectNull(0.3))
-            .as((s, b, ttl, max, f) -> new CacheDescription(s.tenant, s.namespace, s.name, b, ttl, max, f));
+                fsync.injectNull(0.3), consistency.injectNull(0.5))
+            .as((s, b, ttl, max, f, c) -> new CacheDescription(s.tenant, s.namespace, s.name, b, ttl, max, f, c));
         m.put(MessageType.CACHE_LIST_RESULT, Combinators.combine(cacheDescription.list().ofMaxSize(3), optU64())
             .as(Message.CacheListResult::new));
         m.put(MessageType.CACHE_WATCH, Combinators.combine(scope(), optText(), optU64(), optU32(), optU64())

@@ -111,6 +111,14 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     /**
+     * The settings of a client of node {@code id} at its current address (tenant {@code t1}, the cluster CA
+     * trusted, the timeouts of {@link #connect(String)}), for a caller to adjust before connecting.
+     */
+    public ClientConfig.Builder clientConfig(String id) {
+        return clientBuilder(node(id).clientAddress(), Duration.ofSeconds(10));
+    }
+
+    /**
      * A client of the whole cluster (as tenant {@code t1}, trusting the cluster CA), starting from every node's
      * current address; it learns later addresses from the cluster.
      */
@@ -121,9 +129,13 @@ public final class LocalCluster implements AutoCloseable {
     }
 
     private ClientConfig clientConfig(InetSocketAddress broker, Duration requestTimeout) {
+        return clientBuilder(broker, requestTimeout).build();
+    }
+
+    private ClientConfig.Builder clientBuilder(InetSocketAddress broker, Duration requestTimeout) {
         try {
             return ClientConfig.builder(ClientTrust.certificates(ca.cert())).broker(broker).tenant("t1")
-                    .connectTimeout(Duration.ofSeconds(3)).requestTimeout(requestTimeout).build();
+                    .connectTimeout(Duration.ofSeconds(3)).requestTimeout(requestTimeout);
         } catch (TlsException e) {
             throw new IllegalStateException("cannot read the cluster CA " + ca.cert() + ": " + e.getMessage(), e);
         }
@@ -138,12 +150,17 @@ public final class LocalCluster implements AutoCloseable {
 
     /** Shard {@code shard} of stream {@code name} as node {@code id} sees it. */
     public ClusterShardStatus shard(String id, String name, int shard) {
+        return unit(id, "stream", name, shard);
+    }
+
+    /** A replicated unit ({@code kind} {@code stream} or {@code cache}) as node {@code id} sees it. */
+    private ClusterShardStatus unit(String id, String kind, String name, int shard) {
         for (ClusterShardStatus s : status(id).shards()) {
-            if (s.kind().equals("stream") && s.name().equals(name) && s.shard() == shard) {
+            if (s.kind().equals(kind) && s.name().equals(name) && s.shard() == shard) {
                 return s;
             }
         }
-        throw new IllegalStateException("node " + id + " knows no shard " + name + "/" + shard);
+        throw new IllegalStateException("node " + id + " knows no " + kind + " " + name + "/" + shard);
     }
 
     /**
@@ -152,11 +169,22 @@ public final class LocalCluster implements AutoCloseable {
      */
     public ClusterShardStatus awaitShard(String id, String name, int shard, Duration timeout,
             Predicate<ClusterShardStatus> condition, String what) throws InterruptedException {
+        return awaitUnit(id, "stream", name, shard, timeout, condition, what);
+    }
+
+    /** As {@link #awaitShard}, for cache {@code name} (a cache is one unit, shard 0). */
+    public ClusterShardStatus awaitCache(String id, String name, Duration timeout,
+            Predicate<ClusterShardStatus> condition, String what) throws InterruptedException {
+        return awaitUnit(id, "cache", name, 0, timeout, condition, what);
+    }
+
+    private ClusterShardStatus awaitUnit(String id, String kind, String name, int shard, Duration timeout,
+            Predicate<ClusterShardStatus> condition, String what) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = "no answer";
         while (System.nanoTime() < deadline) {
             try {
-                ClusterShardStatus s = shard(id, name, shard);
+                ClusterShardStatus s = unit(id, kind, name, shard);
                 if (condition.test(s)) {
                     return s;
                 }

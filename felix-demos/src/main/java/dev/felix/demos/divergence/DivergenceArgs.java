@@ -29,6 +29,9 @@ public final class DivergenceArgs {
                                   lossless; all = every mode (default all)
               --stream-window N   consumers' QUIC per-stream window, and the broker's
                                   in stream modes, bytes (default 16384)
+              --nodes N           1: each mode on a fresh in-process broker (default);
+                                  3: the watch mode on three felix server processes
+                                  forming a cluster (needs --mode watch)
               --no-tui            plain text instead of the live terminal view
               -h, --help          this message
             """;
@@ -58,6 +61,7 @@ public final class DivergenceArgs {
         var modes = d.modes();
         boolean live = d.live();
         long window = d.streamWindowBytes();
+        int nodes = d.nodes();
         ArgCursor a = new ArgCursor(args);
         while (a.hasNext()) {
             String arg = a.next();
@@ -71,6 +75,7 @@ public final class DivergenceArgs {
                 case "--duration" -> phase = a.longValue(arg, 1, 3600);
                 case "--mode" -> modes = DivergenceModes.parse(a.value(arg));
                 case "--stream-window" -> window = a.longValue(arg, 1024, 1L << 30);
+                case "--nodes" -> nodes = a.intValue(arg, 1, DivergenceConfig.CLUSTER_NODES);
                 case "--no-tui" -> live = false;
                 case "-h", "--help" -> {
                     return null;
@@ -86,7 +91,15 @@ public final class DivergenceArgs {
             throw new UsageException("--stalled must be less than --consumers (" + consumers
                     + ") so at least one healthy copy is left to compare against");
         }
+        if (nodes != 1 && nodes != DivergenceConfig.CLUSTER_NODES) {
+            throw new UsageException("--nodes must be 1 (one in-process broker) or " + DivergenceConfig.CLUSTER_NODES
+                    + " (a cluster of felix server processes), got " + nodes);
+        }
+        if (nodes > 1 && !modes.equals(List.of(DivergenceModes.WATCH))) {
+            throw new UsageException("--nodes " + nodes + " runs the watch mode only (the stream modes run on one"
+                    + " in-process broker): add --mode watch");
+        }
         return new DivergenceConfig(rate, keys, consumers, stalled, Math.max(payload, ChangePayload.HEADER_BYTES),
-                queue, phase, modes, live, window);
+                queue, phase, modes, live, window, nodes);
     }
 }

@@ -15,9 +15,14 @@ import java.util.List;
  * @param modes              the modes to run, in order
  * @param live               draw the live view (when stdout is a terminal)
  * @param streamWindowBytes  each consumer's QUIC receive window per stream
+ * @param nodes              1: each mode on a fresh in-process broker; {@value #CLUSTER_NODES}: the watch mode on
+ *                           that many {@code felix server} processes forming a cluster
  */
 public record DivergenceConfig(long rate, int keys, int consumers, int stalled, int payloadBytes, int queueCapacity,
-        long phaseSecs, List<DivergenceMode> modes, boolean live, long streamWindowBytes) {
+        long phaseSecs, List<DivergenceMode> modes, boolean live, long streamWindowBytes, int nodes) {
+
+    /** The cluster size {@code --nodes} accepts besides 1 (the three-node cluster). */
+    public static final int CLUSTER_NODES = 3;
 
     /** Events each consumer's SDK receive queue holds (upstream's client queue capacity, not a flag). */
     public static final int CLIENT_QUEUE_EVENTS = 256;
@@ -35,6 +40,24 @@ public record DivergenceConfig(long rate, int keys, int consumers, int stalled, 
             throw new IllegalArgumentException("stalled must be within [1, consumers - 1], was " + stalled
                     + " of " + consumers);
         }
+        if (nodes != 1 && nodes != CLUSTER_NODES) {
+            throw new IllegalArgumentException("nodes must be 1 or " + CLUSTER_NODES + ", was " + nodes);
+        }
+        if (nodes > 1 && !modes.equals(List.of(DivergenceModes.WATCH))) {
+            throw new IllegalArgumentException("a cluster runs the watch mode only, not " + modes);
+        }
+    }
+
+    /** On one in-process broker per mode. */
+    public DivergenceConfig(long rate, int keys, int consumers, int stalled, int payloadBytes, int queueCapacity,
+            long phaseSecs, List<DivergenceMode> modes, boolean live, long streamWindowBytes) {
+        this(rate, keys, consumers, stalled, payloadBytes, queueCapacity, phaseSecs, modes, live, streamWindowBytes,
+                1);
+    }
+
+    /** Whether the run is on a cluster of node processes rather than one in-process broker. */
+    public boolean clustered() {
+        return nodes > 1;
     }
 
     public static DivergenceConfig defaults() {
@@ -44,6 +67,6 @@ public record DivergenceConfig(long rate, int keys, int consumers, int stalled, 
 
     public DivergenceConfig withModes(List<DivergenceMode> m) {
         return new DivergenceConfig(rate, keys, consumers, stalled, payloadBytes, queueCapacity, phaseSecs, m, live,
-                streamWindowBytes);
+                streamWindowBytes, nodes);
     }
 }

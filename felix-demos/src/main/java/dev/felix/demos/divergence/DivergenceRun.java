@@ -1,7 +1,7 @@
 package dev.felix.demos.divergence;
 
+import dev.felix.client.ClientConfig;
 import dev.felix.client.FelixClient;
-import dev.felix.demos.common.DemoBroker;
 import dev.felix.demos.common.DropCounters;
 import dev.felix.demos.common.PhaseClock;
 import java.time.Duration;
@@ -14,12 +14,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.UnaryOperator;
 
 /**
- * One mode's run, start to end: a fresh broker, N consumers that each connect and subscribe (the
- * publisher waits for all of them), the publisher, and the control loop that walks the phases, stalls
- * and releases the last {@code stalled} consumers, and finally diffs every local copy against the
- * authority.
+ * One mode's run, start to end: a fresh broker (or, with {@code --nodes 3}, a fresh cluster of node processes:
+ * {@link DivergenceTarget}), N consumers that each connect and subscribe (the publisher waits for all of them),
+ * the publisher, and the control loop that walks the phases, stalls and releases the last {@code stalled}
+ * consumers, and finally diffs every local copy against the authority.
  */
 final class DivergenceRun {
 
@@ -49,15 +50,21 @@ final class DivergenceRun {
         Keyspace keyspace = new Keyspace(config.keys());
         Authority authority = new Authority(config.keys());
         List<FelixClient> clients = new ArrayList<>();
-        try (DemoBroker broker = DemoBroker.start(mode.brokerSettings(config))) {
+        UnaryOperator<ClientConfig.Builder> settings = b -> mode.client(b, config);
+        try (DivergenceTarget target = DivergenceTarget.open(mode, config)) {
             try {
-                FelixClient publisherClient = connect(broker, clients);
-                ChangeSource source = mode.openSource(publisherClient, config);
-                List<Replica> consumers = subscribeAll(broker, source, clients);
+                FelixClient admin = track(target.connectAdmin(settings), clients);
+                ChangeSource source = mode.openSource(admin, config);
+                FelixClient publisherClient = track(target.home(admin, settings), clients);
+                List<Replica> consumers = subscribeAll(target, source, clients);
                 consumers.forEach(Replica::start);
                 DivergencePublisher publisher = new DivergencePublisher(new ChangeGenerator(keyspace, authority),
                         source.writer(publisherClient, config.payloadBytes()), config.rate(), config.payloadBytes());
                 view.runStarted(mode, config);
+                String where = target.describe();
+                if (where != null) {
+                    view.runsOn(where);
+                }
                 publisher.start();
                 double stallRate = walkPhases(consumers, publisher, authority);
 
@@ -77,7 +84,7 @@ final class DivergenceRun {
                 for (int i = 0; i < consumers.size(); i++) {
                     outcomes.add(consumers.get(i).outcome(wrong.get(i), isVictim(i), publishedEnd));
                 }
-                String metrics = broker.scrape();
+                String metrics = target.scrape();
                 List<DropCounters.Series> counters = new ArrayList<>(DropCounters.drops(metrics));
                 counters.addAll(DropCounters.flowControl(metrics));
                 counters.addAll(DropCounters.watchEnds(metrics));
@@ -150,16 +157,18 @@ final class DivergenceRun {
         }
     }
 
-    private FelixClient connect(DemoBroker broker, List<FelixClient> clients) {
-        FelixClient c = broker.connect(b -> mode.client(b, config));
+    /** Remembers {@code c} to close at the end of the run (once, however often it is handed back). */
+    private static FelixClient track(FelixClient c, List<FelixClient> clients) {
         synchronized (clients) {
-            clients.add(c);
+            if (!clients.contains(c)) {
+                clients.add(c);
+            }
         }
         return c;
     }
 
     /** Every consumer connects and subscribes concurrently; returns once all have (the readiness barrier). */
-    private List<Replica> subscribeAll(DemoBroker broker, ChangeSource source, List<FelixClient> clients)
+    private List<Replica> subscribeAll(DivergenceTarget target, ChangeSource source, List<FelixClient> clients)
             throws InterruptedException, ExecutionException {
         ExecutorService pool = Executors.newFixedThreadPool(config.consumers());
         try {
@@ -167,7 +176,8 @@ final class DivergenceRun {
             for (int i = 1; i <= config.consumers(); i++) {
                 String name = "consumer-" + i;
                 ready.add(CompletableFuture.supplyAsync(
-                        () -> source.replica(name, connect(broker, clients), config.keys()), pool));
+                        () -> source.replica(name, track(target.connect(b -> mode.client(b, config)), clients),
+                                config.keys()), pool));
             }
             List<Replica> consumers = new ArrayList<>();
             for (CompletableFuture<Replica> f : ready) {

@@ -5,6 +5,10 @@ public interface DivergenceView extends AutoCloseable {
 
     void runStarted(DivergenceMode mode, DivergenceConfig config);
 
+    /** Where the run that just started runs, when not on the one in-process broker (one line). */
+    default void runsOn(String where) {
+    }
+
     void tick(DivergenceTick tick);
 
     /** Leaves the screen as it was (the live view's alternate screen). */

@@ -16,6 +16,7 @@ final class LiveDivergenceView implements DivergenceView {
     private final PrintStream out;
     private Runnable restore;
     private DivergenceMode mode;
+    private String where;
 
     LiveDivergenceView(PrintStream out) {
         this.out = out;
@@ -24,9 +25,15 @@ final class LiveDivergenceView implements DivergenceView {
     @Override
     public void runStarted(DivergenceMode m, DivergenceConfig config) {
         this.mode = m;
+        this.where = null;
         if (restore == null) {
             restore = Terminal.enterAlternateScreen(out);
         }
+    }
+
+    @Override
+    public void runsOn(String line) {
+        this.where = line.strip();
     }
 
     @Override
@@ -40,7 +47,11 @@ final class LiveDivergenceView implements DivergenceView {
         };
         f.append(' ').append(paint(Terminal.BADGE, " " + mode.name() + " ")).append("  ")
                 .append(paint(phaseStyle, t.phaseLabel())).append("\n");
-        f.append("  ").append(paint(Terminal.DIM, mode.label())).append("\n\n");
+        f.append("  ").append(paint(Terminal.DIM, mode.label())).append("\n");
+        if (where != null) {
+            f.append("  ").append(paint(Terminal.DIM, where)).append("\n");
+        }
+        f.append('\n');
         f.append(paint(Terminal.BOLD, " local copies vs the authority")).append('\n');
         boolean mirrors = mode.mirrors();
         f.append(paint(Terminal.DIM, "  " + cell("consumer", 14) + cell("state", 10) + cell("applied", 14)

@@ -27,6 +27,11 @@ final class PlainDivergenceView implements DivergenceView {
     }
 
     @Override
+    public void runsOn(String where) {
+        out.println("    " + where);
+    }
+
+    @Override
     public void tick(DivergenceTick t) {
         if (t.phase() != shown) {
             shown = t.phase();

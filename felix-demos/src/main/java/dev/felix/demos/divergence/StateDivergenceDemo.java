@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code felix demo state-divergence}: consumers keep a local copy of a keyspace from a change
- * stream; one stalls, recovers, and publishing stops. Runs each mode on a fresh broker, prints what
- * every copy looks like afterwards and what each consumer was told, and exits non-zero if a mode did
- * not keep its promise.
+ * stream; one stalls, recovers, and publishing stops. Runs each mode on a fresh broker (the watch mode, with
+ * {@code --nodes 3}, on a fresh cluster of three {@code felix server} processes), prints what every copy looks
+ * like afterwards and what each consumer was told, and exits non-zero if a mode did not keep its promise.
  */
 public final class StateDivergenceDemo {
 
@@ -53,7 +53,7 @@ public final class StateDivergenceDemo {
         return verdicts.stream().allMatch(Verdict::kept) ? 0 : 1;
     }
 
-    /** Runs every configured mode in turn, each on a fresh broker. */
+    /** Runs every configured mode in turn, each on a fresh broker (or cluster). */
     public static List<DivergenceOutcome> runModes(DivergenceConfig config, DivergenceView view) throws Exception {
         List<DivergenceOutcome> outcomes = new ArrayList<>();
         for (DivergenceMode mode : config.modes()) {

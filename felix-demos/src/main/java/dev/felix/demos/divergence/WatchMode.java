@@ -40,7 +40,8 @@ final class WatchMode implements DivergenceMode {
     @Override
     public Map<String, String> brokerSettings(DivergenceConfig c) {
         // Broker defaults: the writer's puts must not be held back by a small receive window; what bounds a
-        // mirror is its own window (the client side) and its watch queue.
+        // mirror is its own window (the client side) and its watch queue. (A cluster's nodes, --nodes 3, are
+        // started with their defaults too: there is nothing to pass them.)
         return Map.of();
     }
 

@@ -47,6 +47,25 @@ class DivergenceArgsTest {
     }
 
     @Test
+    void nodes3_runsTheWatchModeOnACluster_andIsAUsageErrorWithAnyOtherMode() throws Exception {
+        assertThat(DivergenceArgs.parse().nodes()).as("default: one in-process broker").isEqualTo(1);
+        DivergenceConfig cluster = DivergenceArgs.parse("--mode", "watch", "--nodes", "3");
+        assertThat(cluster.nodes()).isEqualTo(3);
+        assertThat(cluster.clustered()).isTrue();
+        assertThat(cluster.modes()).containsExactly(DivergenceModes.WATCH);
+
+        assertThatThrownBy(() -> DivergenceArgs.parse("--nodes", "3")).isInstanceOf(UsageException.class)
+                .hasMessageContaining("--nodes 3 runs the watch mode only").hasMessageContaining("add --mode watch");
+        assertThatThrownBy(() -> DivergenceArgs.parse("--mode", "durable", "--nodes", "3"))
+                .isInstanceOf(UsageException.class).hasMessageContaining("add --mode watch");
+        assertThatThrownBy(() -> DivergenceArgs.parse("--mode", "watch", "--nodes", "2"))
+                .isInstanceOf(UsageException.class).hasMessageContaining("--nodes must be 1").hasMessageContaining("or 3");
+        assertThatThrownBy(() -> DivergenceArgs.parse("--mode", "watch", "--nodes", "5"))
+                .isInstanceOf(UsageException.class).hasMessageContaining("--nodes");
+        assertThat(DivergenceArgs.usage()).contains("--nodes N");
+    }
+
+    @Test
     void requiresTwoConsumers() {
         assertThatThrownBy(() -> DivergenceArgs.parse("--consumers", "1")).isInstanceOf(UsageException.class)
                 .hasMessageContaining("at least 2");

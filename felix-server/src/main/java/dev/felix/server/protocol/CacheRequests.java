@@ -1,5 +1,7 @@
 package dev.felix.server.protocol;
 
+import dev.felix.core.Consistency;
+import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.cache.Cache;
@@ -64,26 +66,27 @@ final class CacheRequests {
             }
             if (m instanceof Message.CacheCreate c) {
                 CacheName name = Routing.cacheName(tenant, c.tenantId(), c.namespace(), c.cache());
-                CacheConfig config = config(c);
+                CacheConfig config = config(c, context.cluster != null);
                 return context.broker.caches().createAsync(name, config)
                         .thenCompose(cache -> Routing.leadsCache(context, name)
-                                ? cache.load().thenApply(info -> info(cache, info.entries(), info.nextOffset(),
-                                        c.requestId()))
+                                ? cache.load().thenApply(info -> info(context, cache, info.entries(),
+                                        info.nextOffset(), c.requestId()))
                                 // Another node serves it: loading it here would open (for a log cache, create) a
                                 // copy this node never serves, racing its release. Answered as a new cache.
-                                : CompletableFuture.completedFuture(info(cache, 0, 0, c.requestId())))
+                                : CompletableFuture.completedFuture(info(context, cache, 0, 0, c.requestId())))
                         .exceptionally(e -> error(context, e, c.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDescribe d) {
                 Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()));
-                return cache.load().thenApply(info -> info(cache, info.entries(), info.nextOffset(), d.requestId()))
+                return cache.load().thenApply(info -> info(context, cache, info.entries(), info.nextOffset(),
+                                d.requestId()))
                         .exceptionally(e -> error(context, e, d.requestId(), negotiated));
             }
             if (m instanceof Message.CacheList l) {
                 Routing.checkTenant(tenant, l.tenantId());
                 List<CacheDescription> caches = new ArrayList<>();
                 for (CacheName n : context.broker.caches().list(l.tenantId(), l.namespace())) {
-                    context.broker.caches().find(n).ifPresent(c -> caches.add(describe(c)));
+                    context.broker.caches().find(n).ifPresent(c -> caches.add(describe(context, c)));
                 }
                 return CompletableFuture.completedFuture(new Message.CacheListResult(caches, l.requestId()));
             }
@@ -98,7 +101,7 @@ final class CacheRequests {
         }
     }
 
-    private static CacheConfig config(Message.CacheCreate c) throws FelixException {
+    private static CacheConfig config(Message.CacheCreate c, boolean clustered) throws FelixException {
         CacheConfig.Builder config = CacheConfig.builder();
         if (c.backing() != null) {
             config.backing(CacheConfig.Backing.parse(c.backing()));
@@ -115,7 +118,17 @@ final class CacheRequests {
             }
             config.fsync(StreamConfig.Fsync.parse(c.fsync()));
         }
-        return config.build();
+        if (c.consistency() != null) {
+            config.consistency(Consistency.parse(c.consistency()));
+        }
+        // The config's own check first: quorum on a memory cache is wrong on any broker.
+        CacheConfig built = config.build();
+        if (!clustered && built.consistency() == Consistency.QUORUM) {
+            throw new FelixException(ErrorCode.BAD_REQUEST, "consistency quorum needs a cluster; this broker is a"
+                    + " single node (start it with --cluster-bootstrap or --cluster-join to form one, or create the"
+                    + " cache with consistency leader)");
+        }
+        return built;
     }
 
     private static WirePayload ok(Long requestId, long offset, int negotiated) {
@@ -126,18 +139,26 @@ final class CacheRequests {
         return new Message.CacheOk(requestId, reported);
     }
 
-    private static WirePayload info(Cache cache, long entries, long nextOffset, Long requestId) {
-        CacheDescription d = describe(cache);
+    private static WirePayload info(ServerContext context, Cache cache, long entries, long nextOffset,
+            Long requestId) {
+        CacheDescription d = describe(context, cache);
         return new Message.CacheInfo(d.tenantId(), d.namespace(), d.cache(), d.backing(), d.ttlMs(), d.maxEntries(),
-                d.fsync(), entries, nextOffset, requestId);
+                d.fsync(), entries, nextOffset, requestId, d.consistency());
     }
 
-    private static CacheDescription describe(Cache cache) {
+    /**
+     * A cache's definition. {@code consistency} is a cluster field: a clustered broker reports it for every cache
+     * (as for streams), any broker reports it when it is not the default, so a client is never left to assume
+     * {@code leader} wrongly.
+     */
+    private static CacheDescription describe(ServerContext context, Cache cache) {
         CacheConfig c = cache.config();
         CacheName n = cache.name();
+        boolean report = context.cluster != null || c.consistency() != CacheConfig.DEFAULT_CONSISTENCY;
         return new CacheDescription(n.tenant(), n.namespace(), n.cache(), c.backing().wireName(),
                 c.defaultTtl() == null ? null : c.defaultTtl().toMillis(), c.maxEntries(),
-                c.backing() == CacheConfig.Backing.LOG ? c.fsync().wireName() : null);
+                c.backing() == CacheConfig.Backing.LOG ? c.fsync().wireName() : null,
+                report ? c.consistency().wireName() : null);
     }
 
     private static WirePayload error(ServerContext context, Throwable e, Long requestId, int negotiated) {
