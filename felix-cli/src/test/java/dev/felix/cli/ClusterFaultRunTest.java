@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The fault run on three real {@code felix server} processes with a fixed seed: while one node at a time is
  * SIGKILLed and restarted, SIGSTOPped and SIGCONTed, or cleanly restarted, a quorum and a leader stream take
- * acknowledged publishes; afterwards every acknowledged record is read back at its offset, no offset forked,
- * duplicates come only from uncertain retries, and both streams are served complete.
+ * acknowledged publishes and a quorum log cache acknowledged puts; afterwards every acknowledged record is read back
+ * at its offset, no offset forked, duplicates come only from uncertain retries, both streams are served complete,
+ * and every acknowledged cache put reads back from the cache's leader and from a mirror that followed it.
  */
 @Timeout(300)
 class ClusterFaultRunTest {
@@ -42,10 +43,11 @@ class ClusterFaultRunTest {
         Matcher faults = Pattern.compile("faults injected\\s+\\{(.*)}").matcher(output);
         assertThat(faults.find()).isTrue();
         assertThat(faults.group(1)).matches(".*\\w+=\\d+.*");
-        Matcher acks = Pattern.compile("acknowledged\\s+quorum (\\d+), leader (\\d+)").matcher(output);
+        Matcher acks = Pattern.compile("acknowledged\\s+quorum (\\d+), leader (\\d+), cache (\\d+)").matcher(output);
         assertThat(acks.find()).isTrue();
         assertThat(Long.parseLong(acks.group(1))).isPositive();
         assertThat(Long.parseLong(acks.group(2))).isPositive();
+        assertThat(Long.parseLong(acks.group(3))).as("the quorum log cache took acknowledged puts").isPositive();
         Matcher changes = Pattern.compile("leader changes\\s+(\\d+)").matcher(output);
         assertThat(changes.find()).isTrue();
         assertThat(Long.parseLong(changes.group(1))).as("the faults moved some leadership").isPositive();

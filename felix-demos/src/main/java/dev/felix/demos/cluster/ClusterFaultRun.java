@@ -1,5 +1,8 @@
 package dev.felix.demos.cluster;
 
+import dev.felix.client.CacheRef;
+import dev.felix.client.CacheSpec;
+import dev.felix.client.ClusterMirror;
 import dev.felix.client.ClusterPublisher;
 import dev.felix.client.ClusterSubscription;
 import dev.felix.client.Event;
@@ -31,18 +34,21 @@ import java.util.stream.Stream;
 
 /**
  * {@code felix demo cluster-faults}: three real node processes, a publisher and a reader on a {@code quorum}
- * stream and on a {@code leader} stream, while a seeded schedule SIGKILLs and restarts, SIGSTOPs and
+ * stream and on a {@code leader} stream, and a writer and a mirror on a {@code quorum} log cache, while a seeded
+ * schedule SIGKILLs and restarts, SIGSTOPs and
  * SIGCONTs, or cleanly restarts one node at a time. Afterwards every node is brought back and a checker
  * verifies the promises: every acknowledged record is readable at the offset its acknowledgement named; an
  * event stored twice was one whose publish failed or was retried after an unknown outcome; every reader that
  * saw offset {@code o} saw the same payload (offsets never fork); and both streams are served complete, from
- * offset 0 with no hole and no gap. It prints what happened (acknowledgements, kills, freezes, leader
+ * offset 0 with no hole and no gap; every acknowledged cache put reads back with its value, no two share an
+ * offset, and the mirror converged on them. It prints what happened (acknowledgements, kills, freezes, leader
  * changes, truncations) and exits 1 if any check failed.
  */
 public final class ClusterFaultRun {
 
     static final String QUORUM_STREAM = "t1/default/faults-quorum";
     static final String LEADER_STREAM = "t1/default/faults-leader";
+    static final String QUORUM_CACHE = "t1/default/faults-cache";
 
     private ClusterFaultRun() {
     }
@@ -52,10 +58,11 @@ public final class ClusterFaultRun {
             usage: felix demo cluster-faults [--seed N] [--seconds N] [--dir DIR]
 
             Starts three felix server processes as a cluster on loopback, publishes to a quorum stream and a
-            leader stream (replicated three ways) while killing, freezing and restarting one node at a time on a
-            schedule drawn from the seed, then brings every node back and checks that every acknowledged record
-            is readable at its offset, that no offset was ever seen with two payloads, and that both streams are
-            served complete. Exits 0 only if every check held.
+            leader stream and puts into a quorum log cache (each replicated three ways) while killing, freezing
+            and restarting one node at a time on a schedule drawn from the seed, then brings every node back and
+            checks that every acknowledged record is readable at its offset, that no offset was ever seen with
+            two payloads, that both streams are served complete, and that every acknowledged cache put reads
+            back (and is in a mirror that followed the cache throughout). Exits 0 only if every check held.
 
               --seed N      the schedule's seed (default 7): the same seed gives the same schedule
               --seconds N   how long faults are injected (default 90)
@@ -107,7 +114,7 @@ public final class ClusterFaultRun {
             out.println();
             out.println(problems.isEmpty()
                     ? "RESULT: as promised — every acknowledged record was read back at its offset, no offset forked,"
-                            + " both streams are served complete"
+                            + " both streams are served complete, every acknowledged cache put reads back"
                     : "RESULT: NOT AS PROMISED — " + String.join("; ", problems));
             out.println("(node data and logs: " + dir + ")");
             return problems.isEmpty() ? 0 : 1;
@@ -147,12 +154,18 @@ public final class ClusterFaultRun {
                             new StreamSpec(1, true, "on_commit", null, null).replicated("quorum", 3));
                     c.streams().create(StreamRef.parse(LEADER_STREAM),
                             new StreamSpec(1, true, "on_commit", null, null).replicated("leader", 3));
+                    c.caches().create(CacheRef.parse(QUORUM_CACHE),
+                            CacheSpec.log("on_commit").withConsistency("quorum"));
                 }
                 for (String s : List.of(QUORUM_STREAM, LEADER_STREAM)) {
                     ClusterShardStatus placed = cluster.awaitShard("n1", s, 0, Duration.ofSeconds(30),
                             st -> "online".equals(st.status()), "the placement of " + s);
                     say("created " + s + " (" + placed.consistency() + ", 3 replicas), led by " + placed.leader());
                 }
+                ClusterShardStatus cachePlaced = cluster.awaitCache("n1", QUORUM_CACHE, Duration.ofSeconds(30),
+                        st -> "online".equals(st.status()), "the placement of " + QUORUM_CACHE);
+                say("created log cache " + QUORUM_CACHE + " (" + cachePlaced.consistency() + ", "
+                        + cachePlaced.replicas().size() + " replicas), led by " + cachePlaced.leader());
                 try (FelixCluster client = cluster.connectCluster(Duration.ofSeconds(30))) {
                     Writer quorum = new Writer(client, QUORUM_STREAM);
                     Writer leader = new Writer(client, LEADER_STREAM);
@@ -163,7 +176,9 @@ public final class ClusterFaultRun {
                     NodeProcess n3 = cluster.nodes().get(2);
                     Reader quorumRelayed = new Reader(client, QUORUM_STREAM, n2::clientAddress);
                     Reader leaderRelayed = new Reader(client, LEADER_STREAM, n3::clientAddress);
-                    List<Thread> threads = Stream.of(quorum, leader, quorumReader, leaderReader, quorumRelayed,
+                    CacheWriter cache = new CacheWriter(client, QUORUM_CACHE);
+                    ClusterMirror mirror = client.mirror(CacheRef.parse(QUORUM_CACHE), null);
+                    List<Thread> threads = Stream.of(quorum, leader, cache, quorumReader, leaderReader, quorumRelayed,
                                     leaderRelayed)
                             .map(r -> {
                                 Thread t = new Thread(r, "fault-run-client");
@@ -178,7 +193,8 @@ public final class ClusterFaultRun {
                     }
                     quorum.stop();
                     leader.stop();
-                    for (Thread t : threads.subList(0, 2)) {
+                    cache.stop();
+                    for (Thread t : threads.subList(0, 3)) {
                         t.join(Duration.ofSeconds(60).toMillis());
                     }
                     for (Reader r : List.of(quorumReader, quorumRelayed)) {
@@ -190,7 +206,9 @@ public final class ClusterFaultRun {
                     Stream.of(quorumReader, leaderReader, quorumRelayed, leaderRelayed).forEach(Reader::stop);
                     check(client, quorum, quorumReader, quorumRelayed);
                     check(client, leader, leaderReader, leaderRelayed);
-                    report(cluster, client, quorum, leader);
+                    checkCache(cache, mirror);
+                    mirror.close();
+                    report(cluster, client, quorum, leader, cache, mirror);
                     return problems;
                 }
             }
@@ -202,26 +220,32 @@ public final class ClusterFaultRun {
             int round = 0;
             while (System.nanoTime() < end) {
                 round++;
-                NodeProcess n = cluster.nodes().get(random.nextInt(3));
+                // The seed picks a role, not a node id: the leader of one of the three units, or any node. So the
+                // leaders (wherever metadata placed them) are faulted as well as the followers.
+                int role = random.nextInt(4);
+                NodeProcess n = role < 3 ? leaderOf(cluster, role) : null;
+                if (n == null) {
+                    n = cluster.nodes().get(random.nextInt(3));
+                }
                 int action = random.nextInt(3);
                 long hold = 1_500 + random.nextInt(3_000);
                 switch (action) {
                     case 0 -> {
-                        say("round " + round + ": SIGKILL " + n.id() + ", restart it after " + hold + " ms");
+                        say("round " + round + ": SIGKILL " + n.id() + role(role) + ", restart it after " + hold + " ms");
                         n.kill();
                         Thread.sleep(hold); // the fault lasts this long: the schedule is the point
                         cluster.restart(List.of(n.id()));
                         faults.merge("kills", 1L, Long::sum);
                     }
                     case 1 -> {
-                        say("round " + round + ": SIGSTOP " + n.id() + " for " + hold + " ms, then SIGCONT");
+                        say("round " + round + ": SIGSTOP " + n.id() + role(role) + " for " + hold + " ms, then SIGCONT");
                         n.freeze();
                         Thread.sleep(hold); // the fault lasts this long: the schedule is the point
                         n.thaw();
                         faults.merge("freezes", 1L, Long::sum);
                     }
                     default -> {
-                        say("round " + round + ": clean restart of " + n.id() + " (SIGTERM)");
+                        say("round " + round + ": clean restart of " + n.id() + role(role) + " (SIGTERM)");
                         n.stop();
                         cluster.restart(List.of(n.id()));
                         faults.merge("clean restarts", 1L, Long::sum);
@@ -230,6 +254,31 @@ public final class ClusterFaultRun {
                 awaitAllUp(cluster);
                 Thread.sleep(1_000 + random.nextInt(2_000)); // calm between faults, drawn from the seed
             }
+        }
+
+        private static String role(int role) {
+            return role < 3 ? " (" + List.of("the quorum stream's", "the leader stream's", "the cache's").get(role)
+                    + " leader)" : "";
+        }
+
+        /** The node leading unit {@code role} (0 quorum stream, 1 leader stream, 2 cache) now, or null if unknown. */
+        private NodeProcess leaderOf(LocalCluster cluster, int role) {
+            String name = List.of(QUORUM_STREAM, LEADER_STREAM, QUORUM_CACHE).get(role);
+            for (NodeProcess asked : cluster.nodes()) {
+                try {
+                    String leader = cluster.status(asked.id()).shards().stream().filter(s -> s.name().equals(name))
+                            .map(ClusterShardStatus::leader).filter(java.util.Objects::nonNull).findFirst().orElse(null);
+                    for (NodeProcess n : cluster.nodes()) {
+                        if (n.id().equals(leader)) {
+                            return n;
+                        }
+                    }
+                    return null;
+                } catch (RuntimeException e) {
+                    // that node does not answer: ask the next
+                }
+            }
+            return null;
         }
 
         private void awaitAllUp(LocalCluster cluster) throws InterruptedException {
@@ -347,9 +396,36 @@ public final class ClusterFaultRun {
             problems.addAll(found);
         }
 
-        private void report(LocalCluster cluster, FelixCluster client, Writer quorum, Writer leader) throws IOException {
+        /**
+         * The cache's promises: every acknowledged put reads back with its value from whichever node leads the
+         * cache now, no two acknowledged puts share an offset, and the mirror that followed the cache through
+         * every fault converged on the same entries.
+         */
+        private void checkCache(CacheWriter cache, ClusterMirror mirror) throws InterruptedException {
+            long highest = cache.acked.values().stream().mapToLong(Long::longValue).max().orElse(-1);
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!(mirror.caughtUp() && mirror.appliedOffset() > highest) && System.nanoTime() < deadline) {
+                Thread.sleep(100); // the mirror applies changes on its own thread: polling its position
+            }
+            List<String> found = new ArrayList<>();
+            if (mirror.endCause() != null) {
+                found.add(cache.cache + ": the mirror ended: " + mirror.endCause().getMessage());
+            } else if (mirror.appliedOffset() <= highest) {
+                found.add(cache.cache + ": the mirror stopped at offset " + mirror.appliedOffset() + ", short of "
+                        + (highest + 1));
+            }
+            found.addAll(cache.check(mirror.snapshot()));
+            say(cache.cache + ": " + cache.acked.size() + " acknowledged puts, " + cache.failed.get()
+                    + " failed (each retried), " + cache.uncertain.size() + " uncertain, mirror followed "
+                    + mirror.homes() + " home(s)" + (found.isEmpty() ? ": OK" : ": " + found.size() + " problem(s)"));
+            found.stream().limit(20).forEach(p -> say("  FAIL " + p));
+            problems.addAll(found);
+        }
+
+        private void report(LocalCluster cluster, FelixCluster client, Writer quorum, Writer leader, CacheWriter cache,
+                ClusterMirror mirror) throws IOException {
             long leaderChanges = 0;
-            for (String s : List.of(QUORUM_STREAM, LEADER_STREAM)) {
+            for (String s : List.of(QUORUM_STREAM, LEADER_STREAM, QUORUM_CACHE)) {
                 ClusterShardStatus st = client.anyNode().cluster().status().shards().stream()
                         .filter(x -> x.name().equals(s)).findFirst().orElseThrow();
                 leaderChanges += st.epoch() - 1;
@@ -369,7 +445,8 @@ public final class ClusterFaultRun {
             }
             out.println();
             out.println("  faults injected   " + faults);
-            out.println("  acknowledged      quorum " + quorum.acked.size() + ", leader " + leader.acked.size());
+            out.println("  acknowledged      quorum " + quorum.acked.size() + ", leader " + leader.acked.size()
+                    + ", cache " + cache.acked.size() + " (mirror followed " + mirror.homes() + " home(s))");
             out.println("  failed publishes  quorum " + quorum.failed.get() + ", leader " + leader.failed.get()
                     + " (each retried by the writer)");
             out.println("  leader changes    " + leaderChanges + " (epochs past the first), " + promotions
