@@ -74,6 +74,22 @@ public final class LogDirectories {
     }
 
     /**
+     * The uid a log directory's name carries ({@link LogId#directoryName()}: {@code ...-<hash>.<16 hex digits>}),
+     * or 0 for a legacy name without one, a {@value #DELETED_SUFFIX} leftover, or anything else.
+     */
+    public static long uidOf(final String directoryName) {
+        final int dot = directoryName.lastIndexOf('.');
+        if (dot < 0 || directoryName.length() - dot - 1 != 16 || directoryName.endsWith(DELETED_SUFFIX)) {
+            return 0;
+        }
+        try {
+            return Long.parseUnsignedLong(directoryName.substring(dot + 1), 16);
+        } catch (final NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    /**
      * Removes every {@value #DELETED_SUFFIX} directory directly under {@code root} (leftovers of deletes a crash
      * interrupted); a root that does not exist has none.
      *

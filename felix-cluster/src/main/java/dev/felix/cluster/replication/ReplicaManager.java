@@ -98,6 +98,7 @@ final class ReplicaManager implements ClusterListener {
     void start(Broker b, PeerEndpoint e) {
         this.broker = b;
         this.endpoint = e;
+        thread.execute(this::removeOrphans); // before the first reconcile opens anything
         view.addListener(this);
         timer.scheduleWithFixedDelay(this::schedule, 1, 1, TimeUnit.SECONDS);
         schedule();
@@ -224,6 +225,39 @@ final class ReplicaManager implements ClusterListener {
         // (subscribers and watchers end with not_found, a leader's gate goes, logs are removed). After the
         // follower copies above stopped, so no replica log is removed while open.
         await(broker.closeDeleted());
+    }
+
+    /**
+     * Removes the log directories of units metadata no longer holds: streams and caches deleted while this node
+     * was down (a node that is up removes its copies when the delete is applied). Runs once, at start, when this
+     * node's metadata has caught up with the cluster's: a directory whose uid no placement names was deleted.
+     * Legacy directories (no uid in their name) are never touched.
+     */
+    private void removeOrphans() {
+        Path root = broker.logsRoot();
+        if (root == null || !Files.isDirectory(root)) {
+            return;
+        }
+        Set<Long> live = new HashSet<>();
+        for (ShardPlacement p : view.placements()) {
+            live.add(p.key().uid());
+        }
+        List<Path> orphans = new ArrayList<>();
+        try (var dirs = Files.newDirectoryStream(root)) {
+            for (Path d : dirs) {
+                long uid = LogDirectories.uidOf(d.getFileName().toString());
+                if (uid != 0 && !live.contains(uid) && Files.isDirectory(d)) {
+                    orphans.add(d);
+                }
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            LOG.warn("cannot list {} for logs of deleted units: {}", root, e.toString());
+            return;
+        }
+        for (Path d : orphans) {
+            LOG.info("removing {}: its stream or cache was deleted while this node was away", d);
+            removeQuietly(d);
+        }
     }
 
     /**

@@ -113,6 +113,11 @@ public final class Broker implements AutoCloseable {
         }
     }
 
+    /** Where this node keeps every log directory ({@code <data_dir>/logs}); null without storage. */
+    public Path logsRoot() {
+        return logsRoot;
+    }
+
     /** The node's caches. */
     public Caches caches() {
         return caches;

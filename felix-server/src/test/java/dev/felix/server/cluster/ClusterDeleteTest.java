@@ -81,10 +81,10 @@ class ClusterDeleteTest {
         await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cache.put("k", bytes("v"), null) >= 0);
         CacheMirror mirror = atCacheLeader.mirror(SESSIONS, null);
         await().atMost(Duration.ofSeconds(10)).until(() -> mirror.get("k").isPresent());
-        // Every node holds a copy of the stream's log (the followers fetched it); the cache's log is on its leader.
+        // Every node holds a copy of both logs (the followers fetched them).
         await().atMost(Duration.ofSeconds(30)).until(() -> cluster.nodes().values().stream()
-                .allMatch(n -> logDirs(n).stream().anyMatch(d -> d.getFileName().toString().contains("gone"))));
-        assertThat(logDirs(cluster.node(cacheLeader))).anyMatch(d -> d.getFileName().toString().contains("sessions"));
+                .allMatch(n -> logDirs(n).stream().anyMatch(d -> d.getFileName().toString().contains("gone"))
+                        && logDirs(n).stream().anyMatch(d -> d.getFileName().toString().contains("sessions"))));
 
         FelixClient askedClient = cluster.connect(cluster.node(asked));
         askedClient.streams().delete(GONE, true);
@@ -113,6 +113,47 @@ class ClusterDeleteTest {
         Event first = (Event) fresh.next(Duration.ofSeconds(10));
         assertThat(first.offset()).as("a re-created stream starts empty").isZero();
         assertThat(new String(first.payload(), StandardCharsets.UTF_8)).isEqualTo("fresh");
+    }
+
+    @Test
+    void aNodeAwayDuringADelete_removesItsCopiesWhenItComesBack_andKeepsWhatStillExists() throws Exception {
+        cluster = TestCluster.startThree(dir);
+        FelixServer n1 = cluster.node("n1");
+        FelixClient admin = cluster.connect(n1);
+        StreamRef kept = StreamRef.parse("t1/default/kept");
+        for (StreamRef s : List.of(GONE, kept)) {
+            admin.streams().create(s, new StreamSpec(1, true, "on_commit", null, null).replicated("leader", 3));
+        }
+        admin.caches().create(SESSIONS, CacheSpec.log("on_commit"));
+        String away = placement(n1, ShardKey.Kind.STREAM, GONE.toString()).followers().stream().sorted().findFirst()
+                .orElseThrow();
+        for (StreamRef s : List.of(GONE, kept)) {
+            Publisher p = cluster.connect(cluster.node(placement(n1, ShardKey.Kind.STREAM, s.toString()).leader()))
+                    .publisher(s);
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> p.publish(bytes("m")) != null);
+        }
+        Cache cache = cluster.connect(cluster.node(placement(n1, ShardKey.Kind.CACHE, SESSIONS.toString()).leader()))
+                .cache(SESSIONS);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cache.put("k", bytes("v"), null) >= 0);
+        FelixServer awayNode = cluster.node(away);
+        await().atMost(Duration.ofSeconds(30)).until(() -> logDirs(awayNode).size() == 3);
+
+        // The node is away while the stream and the cache are deleted through another node.
+        Path awayLogs = awayNode.config().dataDir().resolve("logs");
+        cluster.stop(away);
+        FelixServer other = cluster.nodes().values().iterator().next();
+        FelixClient asked = cluster.connect(other);
+        asked.streams().delete(GONE, true);
+        asked.caches().drop(SESSIONS, true);
+        try (Stream<Path> left = Files.list(awayLogs)) {
+            assertThat(left.toList()).as("its copies are still on its disk while it is away").hasSize(3);
+        }
+
+        // Back, it removes the copies of what metadata no longer holds, and only those.
+        FelixServer back = cluster.restart(away);
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(logDirs(back))
+                .extracting(d -> d.getFileName().toString())
+                .singleElement().asString().contains("kept"));
     }
 
     private static ShardPlacement placement(FelixServer node, ShardKey.Kind kind, String name) {
