@@ -50,7 +50,13 @@ public final class ClusterBenchmark {
 
     /** What to run. */
     public record Options(int latencyMessages, int throughputMessages, int window, int payloadBytes, int kills,
-                          boolean nats, Path resultsDir) {
+                          boolean nats, Path resultsDir, int warmupMessages) {
+
+        /** As the canonical constructor, with the default warm-up. */
+        public Options(int latencyMessages, int throughputMessages, int window, int payloadBytes, int kills,
+                boolean nats, Path resultsDir) {
+            this(latencyMessages, throughputMessages, window, payloadBytes, kills, nats, resultsDir, 5000);
+        }
 
         public static String usage() {
             return """
@@ -60,6 +66,9 @@ public final class ClusterBenchmark {
                   --window=N        publishes in flight in the throughput phase (default 256)
                   --payload=N       payload bytes (default 256)
                   --kills=N         leader SIGKILLs for the failover distribution (default 20; 0 skips it)
+                  --warmup=N        unrecorded publishes per target before the timed phases, 64 in flight,
+                                    acknowledgements checked (default 5000; --quick 2000): the JVM nodes run
+                                    their publish path compiled, as a long-running broker does
                   --no-nats         skip NATS JetStream R3
                   --results=DIR     where JSON and text results go (default bench/results)
                 A full run takes about 4 minutes here (the 20 kills about 2; each waits for the killed node to
@@ -72,12 +81,14 @@ public final class ClusterBenchmark {
             int window = 256;
             int payload = 256;
             int kills = 20;
+            int warmup = 5000;
             boolean nats = true;
             Path results = Path.of("bench/results");
             if (java.util.Arrays.asList(args).contains("--quick")) { // smaller defaults; explicit values still win
                 latency = 300;
                 throughput = 3000;
                 kills = 5;
+                warmup = 2000;
             }
             for (String a : args) {
                 String name = a.contains("=") ? a.substring(0, a.indexOf('=')) : a;
@@ -91,6 +102,7 @@ public final class ClusterBenchmark {
                     case "--window" -> window = NamedValues.positive(name, value);
                     case "--payload" -> payload = NamedValues.positive(name, value);
                     case "--kills" -> kills = "0".equals(value) ? 0 : NamedValues.positive(name, value);
+                    case "--warmup" -> warmup = "0".equals(value) ? 0 : NamedValues.positive(name, value);
                     case "--no-nats" -> nats = false;
                     case "--results" -> results = Path.of(NamedValues.require(name, value));
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
@@ -99,7 +111,7 @@ public final class ClusterBenchmark {
             if (payload < 8) {
                 throw new IllegalArgumentException("--payload must be at least 8 (the sequence number), not " + payload);
             }
-            return new Options(latency, throughput, window, payload, kills, nats, results);
+            return new Options(latency, throughput, window, payload, kills, nats, results, warmup);
         }
 
 
@@ -133,14 +145,16 @@ public final class ClusterBenchmark {
         List<Row> rows = new ArrayList<>();
         List<Long> failovers = new ArrayList<>();
         boolean ok = true;
-        say("felix bench cluster: " + options.latencyMessages() + " publishes one at a time, "
+        say("felix bench cluster: " + options.warmupMessages() + " unrecorded warm-up publishes, then "
+                + options.latencyMessages() + " publishes one at a time, "
                 + options.throughputMessages() + " with " + options.window() + " in flight, " + options.payloadBytes()
                 + " B each; durable streams, fsync periodic (JetStream's default also syncs periodically)");
         say("load before the run: " + CpuClock.loadAverage());
 
         say("-- felix, single node");
+        // Every node runs as ./felix server runs it (its collector and heap), not as the tests run theirs.
         try (NodeProcess single = NodeProcess.startSingle("single", dir.resolve("single"), dir.resolve("logs"),
-                List.of())) {
+                NodeProcess.SERVER_JVM, List.of())) {
             try (FelixClient c = FelixClient.connect(config(ClientTrust.certificates(single.certificate()),
                     single.clientAddress()))) {
                 StreamRef ref = StreamRef.parse("t1/default/bench-single");
@@ -150,7 +164,7 @@ public final class ClusterBenchmark {
         }
 
         say("-- felix, three nodes");
-        try (LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 3, List.of())) {
+        try (LocalCluster cluster = LocalCluster.start(dir.resolve("cluster"), 3, NodeProcess.SERVER_JVM, List.of())) {
             for (String consistency : List.of("leader", "quorum")) {
                 String name = "t1/default/bench-" + consistency;
                 StreamRef ref = StreamRef.parse(name);
@@ -258,9 +272,9 @@ public final class ClusterBenchmark {
      */
     private Row measure(String label, long next, LongFunction<CompletableFuture<Long>> publish) throws Exception {
         Histogram latency = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
-        long expected = next;
         List<String> problems = new ArrayList<>();
-        long checked = 0;
+        long checked = warmUp(next, publish, problems);
+        long expected = next + checked;
         for (int i = 0; i < options.latencyMessages(); i++) {
             long t0 = System.nanoTime();
             long at = publish.apply(expected).get(30, TimeUnit.SECONDS);
@@ -311,6 +325,47 @@ public final class ClusterBenchmark {
                 row.note().isEmpty() ? "" : " — " + row.note()));
         return row;
     }
+
+    /**
+     * Unrecorded publishes, {@value #WARMUP_WINDOW} in flight, each acknowledgement checked at its position: the
+     * same code paths as the timed phases, run until compiled. Returns how many were acknowledged.
+     */
+    private long warmUp(long next, LongFunction<CompletableFuture<Long>> publish, List<String> problems)
+            throws Exception {
+        int n = options.warmupMessages();
+        if (n == 0) {
+            return 0;
+        }
+        Semaphore window = new Semaphore(WARMUP_WINDOW);
+        long[] seen = new long[n];
+        AtomicLong failed = new AtomicLong();
+        for (int i = 0; i < n; i++) {
+            window.acquire();
+            int slot = i;
+            publish.apply(next + i).whenComplete((at, e) -> {
+                if (e != null) {
+                    failed.incrementAndGet();
+                } else {
+                    seen[slot] = at;
+                }
+                window.release();
+            });
+        }
+        window.acquire(WARMUP_WINDOW);
+        java.util.Arrays.sort(seen);
+        for (int i = 0; i < n; i++) {
+            if (seen[i] != next + i) {
+                problems.add("warm-up acks are not " + next + ".." + (next + n - 1) + " (at " + i + ": " + seen[i] + ")");
+                break;
+            }
+        }
+        if (failed.get() > 0) {
+            problems.add(failed.get() + " warm-up publish(es) failed");
+        }
+        return n;
+    }
+
+    private static final int WARMUP_WINDOW = 64;
 
     /** SIGKILL the stream's leader; time until a survivor acknowledges a publish; restart; again. */
     private List<Long> measureFailovers(LocalCluster cluster, StreamRef ref) throws Exception {

@@ -59,7 +59,7 @@ public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstra
 
     public static final String DEFAULT_CLUSTER_NAME = "felix";
     public static final Duration DEFAULT_HEARTBEAT_INTERVAL = Duration.ofMillis(500);
-    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(3);
+    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(2);
     public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofSeconds(5);
     public static final Duration DEFAULT_START_TIMEOUT = Duration.ofSeconds(60);
     /** Shortest heartbeat interval (a faster one only burns the Raft leader's CPU). */

@@ -23,7 +23,7 @@ class ClusterSettingsTest {
         ClusterSettings s = valid().build();
         assertThat(s.clusterName()).isEqualTo("felix");
         assertThat(s.heartbeatInterval()).isEqualTo(Duration.ofMillis(500));
-        assertThat(s.failureTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(s.failureTimeout()).isEqualTo(Duration.ofSeconds(2));
         assertThat(s.requestTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(s.startTimeout()).isEqualTo(Duration.ofSeconds(60));
         assertThat(s.join()).isNull();

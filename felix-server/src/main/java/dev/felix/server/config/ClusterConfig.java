@@ -39,8 +39,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
     public static final String DEFAULT_NAME = "felix";
     /** Default {@code cluster_heartbeat_ms}: 500 ms. */
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofMillis(500);
-    /** Default {@code cluster_failure_timeout_ms}: 3 s. */
-    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(3);
+    /** Default {@code cluster_failure_timeout_ms}: 2 s (four heartbeats). */
+    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(2);
 
     public ClusterConfig {
         if (relay == null) {
@@ -224,7 +224,7 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
             return this;
         }
 
-        /** {@code cluster_failure_timeout_ms}: 200 ms..10 min, at least twice the heartbeat; default 3 s. */
+        /** {@code cluster_failure_timeout_ms}: 200 ms..10 min, at least twice the heartbeat; default 2 s. */
         public Builder failureTimeout(Duration timeout) {
             this.failureTimeout = checkMillis(Settings.CLUSTER_FAILURE_TIMEOUT_MS, timeout);
             return this;
