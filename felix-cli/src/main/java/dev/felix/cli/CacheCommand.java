@@ -4,7 +4,10 @@ import dev.felix.client.Cache;
 import dev.felix.client.CacheMirror;
 import dev.felix.client.CacheRef;
 import dev.felix.client.CacheSpec;
+import dev.felix.client.ClusterCache;
+import dev.felix.client.ClusterMirror;
 import dev.felix.client.FelixClient;
+import dev.felix.client.FelixCluster;
 import dev.felix.wire.Message;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -141,6 +144,12 @@ final class CacheCommand implements Runnable {
         @Override
         public Integer call() {
             CacheRef ref = parse(cache);
+            if (client.brokers.size() > 1) { // the cache's leader, through redirects and failovers
+                try (FelixCluster cl = client.cluster(ref.tenant()); ClusterCache cache = cl.cache(ref)) {
+                    System.out.println(cache.put(key, value.getBytes(StandardCharsets.UTF_8), ttl));
+                }
+                return 0;
+            }
             try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
                 long offset = cache.put(key, value.getBytes(StandardCharsets.UTF_8), ttl);
                 System.out.println(offset);
@@ -164,14 +173,21 @@ final class CacheCommand implements Runnable {
         @Override
         public Integer call() {
             CacheRef ref = parse(cache);
-            try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
-                Optional<byte[]> v = cache.get(key);
-                if (v.isEmpty()) {
-                    System.err.println("felix: " + key + " is not set in " + ref);
-                    return Errors.ABSENT;
+            Optional<byte[]> v;
+            if (client.brokers.size() > 1) {
+                try (FelixCluster cl = client.cluster(ref.tenant()); ClusterCache cache = cl.cache(ref)) {
+                    v = cache.get(key);
                 }
-                System.out.println(new String(v.get(), StandardCharsets.UTF_8));
+            } else {
+                try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
+                    v = cache.get(key);
+                }
             }
+            if (v.isEmpty()) {
+                System.err.println("felix: " + key + " is not set in " + ref);
+                return Errors.ABSENT;
+            }
+            System.out.println(new String(v.get(), StandardCharsets.UTF_8));
             return 0;
         }
     }
@@ -191,14 +207,21 @@ final class CacheCommand implements Runnable {
         @Override
         public Integer call() {
             CacheRef ref = parse(cache);
-            try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
-                long offset = cache.delete(key);
-                if (offset < 0) {
-                    System.err.println("felix: " + key + " is not set in " + ref + "; nothing was deleted");
-                    return Errors.ABSENT;
+            long offset;
+            if (client.brokers.size() > 1) {
+                try (FelixCluster cl = client.cluster(ref.tenant()); ClusterCache cache = cl.cache(ref)) {
+                    offset = cache.delete(key);
                 }
-                System.out.println(offset);
+            } else {
+                try (FelixClient c = client.connect(ref.tenant()); Cache cache = c.cache(ref)) {
+                    offset = cache.delete(key);
+                }
             }
+            if (offset < 0) {
+                System.err.println("felix: " + key + " is not set in " + ref + "; nothing was deleted");
+                return Errors.ABSENT;
+            }
+            System.out.println(offset);
             return 0;
         }
     }
@@ -224,29 +247,54 @@ final class CacheCommand implements Runnable {
         @Override
         public Integer call() throws InterruptedException {
             CacheRef ref = parse(cache);
+            if (client.brokers.size() > 1) { // follows the cache from node to node (ClusterMirror)
+                try (FelixCluster cl = client.cluster(ref.tenant()); ClusterMirror mirror = cl.mirror(ref, prefix)) {
+                    return follow(mirror.snapshot(), mirror::addListener, mirror::endCause);
+                }
+            }
             try (FelixClient c = client.connect(ref.tenant())) {
-                CountDownLatch done = new CountDownLatch(1);
-                long[] seen = {0};
                 CacheMirror mirror = c.mirror(ref, prefix);
-                mirror.snapshot().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey()).forEach(e ->
-                        System.out.println("snapshot\tput\t" + e.getKey() + "\t"
-                                + new String(e.getValue(), StandardCharsets.UTF_8)));
-                System.out.flush();
-                mirror.addListener((key, value, offset) -> {
+                int status = follow(mirror.snapshot(), mirror::addListener, mirror::endCause);
+                mirror.close();
+                return status;
+            }
+        }
+
+        /**
+         * Prints the snapshot, then every change (and a {@code reset} line with the offset when the copy was
+         * replaced by a snapshot of the cache's new home), until {@code --count} changes or the mirror ends.
+         */
+        private int follow(java.util.Map<String, byte[]> snapshot,
+                java.util.function.Consumer<CacheMirror.Listener> listen,
+                java.util.function.Supplier<dev.felix.client.FelixClientException> ended) throws InterruptedException {
+            CountDownLatch done = new CountDownLatch(1);
+            long[] seen = {0};
+            snapshot.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey()).forEach(e ->
+                    System.out.println("snapshot\tput\t" + e.getKey() + "\t"
+                            + new String(e.getValue(), StandardCharsets.UTF_8)));
+            System.out.flush();
+            listen.accept(new CacheMirror.Listener() {
+                @Override
+                public void onChange(String key, byte[] value, long offset) {
                     System.out.println(offset + "\t" + (value == null ? "delete" : "put") + "\t" + key
                             + (value == null ? "" : "\t" + new String(value, StandardCharsets.UTF_8)));
                     System.out.flush();
                     if (count != null && ++seen[0] >= count) {
                         done.countDown();
                     }
-                });
-                // Without --count: until interrupted (Ctrl-C) or the watch fails.
-                while (!done.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                    if (mirror.endCause() != null) {
-                        throw mirror.endCause();
-                    }
                 }
-                mirror.close();
+
+                @Override
+                public void onReset(long offset) {
+                    System.out.println(offset + "\treset");
+                    System.out.flush();
+                }
+            });
+            // Without --count: until interrupted (Ctrl-C) or the watch fails.
+            while (!done.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                if (ended.get() != null) {
+                    throw ended.get();
+                }
             }
             return 0;
         }

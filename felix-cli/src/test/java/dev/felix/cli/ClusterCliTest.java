@@ -82,6 +82,35 @@ class ClusterCliTest {
                 "t1/default/routes", "--broker", String.join(",", all), "--ca", trust), r -> r.code() == 0);
         assertThat(described.out()).contains("backing    log").contains("consistency quorum");
 
+        // Several nodes listed: put, get, watch and delete go to the cache's leader, whichever node is first.
+        String cacheLeader = n1.cluster().placements().stream()
+                .filter(p -> p.key().kind() == dev.felix.cluster.ShardKey.Kind.CACHE).findFirst().orElseThrow().leader();
+        List<String> followerFirst = new ArrayList<>();
+        cluster.nodes().keySet().stream().filter(id -> !id.equals(cacheLeader)).forEach(id -> followerFirst.add(address(id)));
+        followerFirst.add(address(cacheLeader));
+        String nodes = String.join(",", followerFirst);
+        InProcessCli.Result put = await().atMost(Duration.ofSeconds(30)).until(() -> run("cache", "put",
+                "t1/default/routes", "eu", "10.0.0.1", "--broker", nodes, "--ca", trust), r -> r.code() == 0);
+        assertThat(put.out().strip()).isEqualTo("0");
+        InProcessCli.Result got = run("cache", "get", "t1/default/routes", "eu", "--broker", nodes, "--ca", trust);
+        assertThat(got.code()).as(got.err()).isZero();
+        assertThat(got.out().strip()).isEqualTo("10.0.0.1");
+        var watch = java.util.concurrent.CompletableFuture.supplyAsync(() -> run("cache", "watch", "t1/default/routes",
+                "--count", "1", "--broker", nodes, "--ca", trust));
+        var writer = cluster.connect(cluster.node(cacheLeader)).cache(dev.felix.client.CacheRef.parse("t1/default/routes"));
+        for (int i = 0; !watch.isDone() && i < 300; i++) { // until the watch has seen a change
+            writer.put("us", ("10.0.0." + (i + 2)).getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
+            Thread.sleep(100); // pacing the writer while the watch (another thread) starts: nothing to await on
+        }
+        InProcessCli.Result watched = watch.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(watched.code()).as(watched.err()).isZero();
+        assertThat(watched.out()).contains("snapshot\tput\teu\t10.0.0.1").containsPattern("\\d+\tput\tus\t10\\.0\\.0\\.");
+        InProcessCli.Result deleted = run("cache", "delete", "t1/default/routes", "eu", "--broker", nodes, "--ca", trust);
+        assertThat(deleted.code()).as(deleted.err()).isZero();
+        assertThat(Long.parseLong(deleted.out().strip())).isPositive();
+        InProcessCli.Result gone = run("cache", "get", "t1/default/routes", "eu", "--broker", nodes, "--ca", trust);
+        assertThat(gone.code()).isEqualTo(4);
+
         InProcessCli.Result status = run("cluster", "status", "--broker", address(follower), "--ca", trust);
         assertThat(status.code()).as(status.err()).isZero();
         assertThat(status.out()).contains("n1").contains("n2").contains("n3").contains("up")
