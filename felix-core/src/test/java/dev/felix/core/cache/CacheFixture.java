@@ -44,6 +44,11 @@ final class CacheFixture implements AutoCloseable {
 
     /** A cache named {@code cache} of the given config; log caches live under {@link #root}. */
     Cache cache(String cache, CacheConfig config) {
+        return cache(cache, config, dev.felix.core.writer.GateFactory.LOCAL);
+    }
+
+    /** As {@link #cache(String, CacheConfig)}, its log committed through {@code gates} (a cluster's, in tests). */
+    Cache cache(String cache, CacheConfig config, dev.felix.core.writer.GateFactory gates) {
         CacheName name = name(cache);
         CacheLog log = null;
         if (config.backing() == CacheConfig.Backing.LOG) {
@@ -51,7 +56,7 @@ final class CacheFixture implements AutoCloseable {
             log = new CacheLog(name.toString(), dir, Caches.logConfig(config), storage,
                     config.fsync() == StreamConfig.Fsync.ON_COMMIT);
         }
-        Cache c = new Cache(name, config, log, writers, io, clock, watchIds::incrementAndGet);
+        Cache c = new Cache(name, config, log, writers, io, clock, watchIds::incrementAndGet, 7, gates);
         made.add(c);
         return c;
     }

@@ -1,0 +1,146 @@
+package dev.felix.core.cache;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.felix.core.ErrorCode;
+import dev.felix.core.FelixError;
+import dev.felix.core.FelixException;
+import dev.felix.core.StreamConfig;
+import dev.felix.core.testing.Await;
+import dev.felix.core.writer.CommitGate;
+import dev.felix.core.writer.GateFactory;
+import dev.felix.core.writer.LogRef;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A log cache opens its log through its node's {@link GateFactory}, as a durable stream shard does: in a cluster the
+ * gate may refuse (this node does not lead the cache now) and may know only part of the recovered log committed (a
+ * new leader after a quorum promotion). Changes past the committed end stay invisible — to readers and watchers —
+ * until the gate commits them, and then arrive in offset order before anything written after them.
+ */
+class CacheGateTest {
+
+    private static final CacheConfig CONFIG = CacheConfig.builder().backing(CacheConfig.Backing.LOG)
+            .fsync(StreamConfig.Fsync.PERIODIC).build();
+
+    @TempDir
+    Path dir;
+
+    private CacheFixture fx;
+
+    @AfterEach
+    void close() {
+        if (fx != null) {
+            fx.close();
+        }
+    }
+
+    /** A gate that commits only when the test says so. */
+    static final class HeldGate implements CommitGate {
+        volatile Committer committer;
+        /** The log's end as the writer last reported it. */
+        volatile long appendedEnd = -1;
+
+        @Override
+        public void appended(long end, Committer c) {
+            committer = c;
+            appendedEnd = end;
+        }
+
+        @Override
+        public void force(long end, Committer c) {
+            committer = c;
+        }
+
+        void commit(long end) {
+            committer.committed(end);
+        }
+    }
+
+    @Test
+    void changesPastTheCommittedEnd_stayInvisibleUntilTheGateCommitsThem_thenArriveInOrder() {
+        fx = new CacheFixture(dir);
+        Cache first = fx.cache("c", CONFIG);
+        for (int i = 0; i < 10; i++) {
+            Await.get(first.put("k" + i, bytes("v" + i), null));
+        }
+        Await.get(first.close());
+
+        HeldGate gate = new HeldGate();
+        AtomicReference<LogRef> opened = new AtomicReference<>();
+        Cache c = fx.cache("c", CONFIG, (ref, log, onCommit) -> {
+            opened.set(ref);
+            return new GateFactory.Opened(gate, 5); // only offsets below 5 are known committed
+        });
+        var info = Await.get(c.load());
+        assertThat(opened.get()).isEqualTo(new LogRef(LogRef.Kind.CACHE, "t/ns/c", 7, 0));
+        assertThat(info.nextOffset()).as("visible: the committed part").isEqualTo(5);
+        for (int i = 0; i < 10; i++) {
+            assertThat(get(c, "k" + i)).as("k" + i).isEqualTo(i < 5 ? "v" + i : null);
+        }
+        Mirror mirror = new Mirror(c, null).start();
+        mirror.catchUp(5);
+        assertThat(mirror.lastSnapshot).as("the snapshot is of the committed state").isEqualTo(5);
+        assertThat(mirror.entries).hasSize(5);
+
+        // A new put is decided after the uncommitted tail (its offset follows the log's end) and waits with it.
+        var put = c.put("k3", bytes("new"), null);
+        assertThat(gate.appendedEnd).as("the writer handed the recovered tail to the gate").isEqualTo(10);
+        Await.until("the put reaches the gate", () -> gate.appendedEnd == 11);
+        assertThat(put).isNotDone();
+        assertThat(get(c, "k3")).isEqualTo("v3");
+
+        gate.commit(11);
+        assertThat(Await.get(put)).isEqualTo(10L);
+        mirror.catchUp(11);
+        for (int i = 5; i < 10; i++) {
+            assertThat(mirror.changes.get((long) i).key()).isEqualTo("k" + i);
+        }
+        assertThat(mirror.changes.get(10L).key()).isEqualTo("k3");
+        assertThat(mirror.entries).hasSize(10).containsEntry("k3", "new").containsEntry("k9", "v9");
+        assertThat(get(c, "k9")).isEqualTo("v9");
+        assertThat(get(c, "k3")).isEqualTo("new");
+        assertThat(c.info().nextOffset()).isEqualTo(11);
+    }
+
+    @Test
+    void aGateThatRefuses_failsTheUseWithItsError_andALaterUseTriesAgain() {
+        fx = new CacheFixture(dir);
+        AtomicReference<FelixError> refusal = new AtomicReference<>(
+                FelixError.of(ErrorCode.NOT_LEADER, "node n2 leads cache t/ns/c (epoch 3)"));
+        GateFactory gates = new GateFactory() {
+            @Override
+            public Opened open(LogRef ref, dev.felix.storage.SegmentedLog log, boolean onCommit) throws FelixException {
+                FelixError e = refusal.get();
+                if (e != null) {
+                    throw e.toException();
+                }
+                return LOCAL.open(ref, log, onCommit);
+            }
+        };
+        Cache c = fx.cache("c", CONFIG, gates);
+        FelixException refused = Await.failure(c.put("k", bytes("v"), null));
+        assertThat(refused.error()).isEqualTo(refusal.get());
+
+        refusal.set(null); // this node leads it now
+        assertThat(Await.get(c.put("k", bytes("v"), null))).isZero();
+        assertThat(get(c, "k")).isEqualTo("v");
+    }
+
+    private static String get(Cache c, String key) {
+        try {
+            return c.get(key).map(v -> new String(v, StandardCharsets.UTF_8)).orElse(null);
+        } catch (FelixException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}
