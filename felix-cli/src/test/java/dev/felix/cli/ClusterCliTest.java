@@ -98,10 +98,12 @@ class ClusterCliTest {
         var watch = java.util.concurrent.CompletableFuture.supplyAsync(() -> run("cache", "watch", "t1/default/routes",
                 "--count", "1", "--broker", nodes, "--ca", trust));
         var writer = cluster.connect(cluster.node(cacheLeader)).cache(dev.felix.client.CacheRef.parse("t1/default/routes"));
-        for (int i = 0; !watch.isDone() && i < 300; i++) { // until the watch has seen a change
-            writer.put("us", ("10.0.0." + (i + 2)).getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
-            Thread.sleep(100); // pacing the writer while the watch (another thread) starts: nothing to await on
-        }
+        // Until the watch (started on another thread) has seen a change: a put on each poll.
+        int[] n = {0};
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            writer.put("us", ("10.0.0." + (2 + n[0]++)).getBytes(java.nio.charset.StandardCharsets.UTF_8), null);
+            return watch.isDone();
+        });
         InProcessCli.Result watched = watch.get(10, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(watched.code()).as(watched.err()).isZero();
         assertThat(watched.out()).contains("snapshot\tput\teu\t10.0.0.1").containsPattern("\\d+\tput\tus\t10\\.0\\.0\\.");

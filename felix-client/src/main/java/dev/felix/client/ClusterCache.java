@@ -134,12 +134,18 @@ public final class ClusterCache implements AutoCloseable {
         if (c != null && !c.closed()) {
             return c;
         }
-        Cache fresh = cluster.node(node).cache(ref);
-        Cache old = streams.put(node, fresh);
-        if (old != null) {
-            old.close();
+        synchronized (streams) { // one new stream per node, even when several threads find it missing at once
+            c = streams.get(node);
+            if (c != null && !c.closed()) {
+                return c;
+            }
+            Cache fresh = cluster.node(node).cache(ref);
+            Cache old = streams.put(node, fresh);
+            if (old != null) {
+                old.close();
+            }
+            return fresh;
         }
-        return fresh;
     }
 
     /** Forgets the stream to a node that failed, so the next use opens a new one. */

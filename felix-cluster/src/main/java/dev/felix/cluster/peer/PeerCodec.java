@@ -246,7 +246,8 @@ public final class PeerCodec {
                 long offset = frame.readLong();
                 long position = frame.readLong();
                 long total = frame.readLong();
-                if (offset < -1 || position < 0 || total < 0 || position + frame.readableBytes() > total) {
+                if (offset < -1 || position < 0 || total < 0 || position > total
+                        || frame.readableBytes() > total - position) {
                     throw new PeerProtocolException("snapshot_part of " + offset + " at " + position + " with "
                             + frame.readableBytes() + " bytes of " + total);
                 }

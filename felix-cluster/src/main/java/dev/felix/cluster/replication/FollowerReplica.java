@@ -71,6 +71,8 @@ final class FollowerReplica {
     private SnapshotTransfer.Receiving receiving;
     /** The last request sent was a snapshot fetch: its answer (part or refusal) is the snapshot's. */
     private boolean awaitingSnapshot;
+    /** The previous request was a snapshot fetch (mid-transfer, the next one fetches records). */
+    private boolean lastWasSnapshot;
 
     // Read by reports and the manager from any thread.
     private volatile long epoch = -1;
@@ -101,6 +103,9 @@ final class FollowerReplica {
         this.timer = timer;
         lane.execute(() -> {
             if (Files.isDirectory(dir)) {
+                if (key.kind() == ShardKey.Kind.CACHE) {
+                    CacheSnapshots.deleteParts(dir); // transfers a crash or stop interrupted
+                }
                 openLog();
             }
         });
@@ -221,14 +226,20 @@ final class FollowerReplica {
         if (s == null || !fetching) {
             return;
         }
-        if (key.kind() == ShardKey.Kind.CACHE
-                && (snapshotWanted || receiving != null || System.nanoTime() - snapshotAskedAt >= SNAPSHOT_POLL_NANOS)) {
+        boolean snapshotTurn = key.kind() == ShardKey.Kind.CACHE && (receiving != null
+                // during a transfer, parts alternate with record fetches, so replication never pauses for it
+                ? !lastWasSnapshot
+                : snapshotWanted || System.nanoTime() - snapshotAskedAt >= SNAPSHOT_POLL_NANOS);
+        if (snapshotTurn) {
+            lastWasSnapshot = true;
             sendSnapshotFetch(s);
             return;
         }
+        lastWasSnapshot = false;
         awaitingSnapshot = false;
+        // Mid-transfer the leader must answer at once (no long poll), or each part would wait for new records.
         s.send(new PeerMessage.Fetch(key, epoch, end, lastEpoch, durable, settings.fetchMaxBytes(),
-                (int) settings.fetchWait().toMillis(), -1));
+                receiving != null ? 0 : (int) settings.fetchWait().toMillis(), -1));
     }
 
     private void onRecords(PeerMessage.Records r) {

@@ -133,6 +133,11 @@ final class ReplicaManager implements ClusterListener {
         return Optional.ofNullable(followers.get(key));
     }
 
+    /** A gate of {@code key} on this node closed having committed up to {@code end}. */
+    void noteHighWatermark(ShardKey key, long end) {
+        highWatermarks.merge(key, end, Math::max);
+    }
+
     long knownHighWatermark(ShardKey key) {
         FollowerReplica f = followers.get(key);
         if (f != null) {
@@ -238,21 +243,27 @@ final class ReplicaManager implements ClusterListener {
         if (root == null || !Files.isDirectory(root)) {
             return;
         }
-        Set<Long> live = new HashSet<>();
-        for (ShardPlacement p : view.placements()) {
-            live.add(p.key().uid());
-        }
-        List<Path> orphans = new ArrayList<>();
+        // Directories first, placements second: a directory created meanwhile has its placement applied already.
+        List<Path> candidates = new ArrayList<>();
         try (var dirs = Files.newDirectoryStream(root)) {
             for (Path d : dirs) {
-                long uid = LogDirectories.uidOf(d.getFileName().toString());
-                if (uid != 0 && !live.contains(uid) && Files.isDirectory(d)) {
-                    orphans.add(d);
+                if (LogDirectories.uidOf(d.getFileName().toString()) != 0 && Files.isDirectory(d)) {
+                    candidates.add(d);
                 }
             }
         } catch (java.io.IOException | RuntimeException e) {
             LOG.warn("cannot list {} for logs of deleted units: {}", root, e.toString());
             return;
+        }
+        Set<Long> live = new HashSet<>();
+        for (ShardPlacement p : view.placements()) {
+            live.add(p.key().uid());
+        }
+        List<Path> orphans = new ArrayList<>();
+        for (Path d : candidates) {
+            if (!live.contains(LogDirectories.uidOf(d.getFileName().toString()))) {
+                orphans.add(d);
+            }
         }
         for (Path d : orphans) {
             LOG.info("removing {}: its stream or cache was deleted while this node was away", d);
@@ -293,9 +304,11 @@ final class ReplicaManager implements ClusterListener {
         if (f != null) {
             highWatermarks.put(p.key(), await(f.stop()));
         }
-        readyEpoch.put(p.key(), p.epoch());
+        // The old runtime closes first; only then may the unit open at the new epoch (a cache's lookup would
+        // otherwise build a second instance on the same directory while the first is still closing).
         await(unit.reopen(broker, FelixError.of(ErrorCode.UNAVAILABLE,
                 "leadership of " + unit.label() + " moved (epoch " + p.epoch() + "); retry")));
+        readyEpoch.put(p.key(), p.epoch());
         leadingEpoch.put(p.key(), p.epoch());
         LOG.info("leading {} at epoch {} ({})", unit.label(), p.epoch(), p.consistency().wireName());
         if (p.durable()) {
@@ -432,9 +445,14 @@ final class ReplicaManager implements ClusterListener {
 
     /** A fetch for a unit whose runtime is not open here: open it if this node leads it, else refuse. */
     void leaderNotOpen(PeerStream stream, PeerMessage.Fetch f) {
-        Optional<ShardPlacement> p = view.placement(f.key());
+        leaderNotOpen(stream, f.key(), f.epoch());
+    }
+
+    /** As {@link #leaderNotOpen(PeerStream, PeerMessage.Fetch)}, for any request naming {@code key} at {@code epoch}. */
+    void leaderNotOpen(PeerStream stream, ShardKey key, long epoch) {
+        Optional<ShardPlacement> p = view.placement(key);
         if (p.isPresent() && localNode.equals(p.get().leader()) && p.get().status() == ShardStatus.ONLINE
-                && readyToLead(f.key(), p.get().epoch()) && f.epoch() == p.get().epoch()) {
+                && readyToLead(key, p.get().epoch()) && epoch == p.get().epoch()) {
             Optional<ReplicatedUnit> unit = ReplicatedUnit.of(p.get());
             io.execute(() -> {
                 try {
@@ -442,18 +460,18 @@ final class ReplicaManager implements ClusterListener {
                         unit.get().load(broker);
                     }
                 } catch (FelixException | RuntimeException e) {
-                    LOG.debug("opening {} for a follower failed: {}", f.key(), e.toString());
+                    LOG.debug("opening {} for a follower failed: {}", key, e.toString());
                 }
             });
             stream.send(new PeerMessage.Refused(PeerMessage.Refusal.NOT_LEADER, p.get().epoch(), -1,
                     "the leader is opening " + unit.map(ReplicatedUnit::label).orElse(p.get().name()) + "; retry"));
             return;
         }
-        long epoch = p.map(ShardPlacement::epoch).orElse(-1L);
-        PeerMessage.Refusal code = p.isPresent() && f.epoch() < epoch ? PeerMessage.Refusal.STALE_EPOCH
+        long current = p.map(ShardPlacement::epoch).orElse(-1L);
+        PeerMessage.Refusal code = p.isPresent() && epoch < current ? PeerMessage.Refusal.STALE_EPOCH
                 : p.isEmpty() ? PeerMessage.Refusal.UNKNOWN : PeerMessage.Refusal.NOT_LEADER;
-        stream.send(new PeerMessage.Refused(code, epoch, -1, "this node does not lead " + f.key() + " at epoch "
-                + f.epoch()));
+        stream.send(new PeerMessage.Refused(code, current, -1, "this node does not lead " + key + " at epoch "
+                + epoch));
     }
 
     // ------------------------------------------------------------------ helpers

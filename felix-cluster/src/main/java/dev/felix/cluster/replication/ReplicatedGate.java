@@ -247,13 +247,22 @@ final class ReplicatedGate implements CommitGate {
      * The snapshot files lie beside the log, in its directory.
      */
     void onSnapshotFetch(PeerStream stream, PeerMessage.SnapshotFetch f) {
+        boolean isClosed;
+        synchronized (this) {
+            isClosed = closed;
+        }
+        if (isClosed) {
+            stream.send(new PeerMessage.Refused(PeerMessage.Refusal.NOT_LEADER, epoch, -1, label + " was closed here"));
+            return;
+        }
         if (f.epoch() != epoch || !followers.contains(stream.remoteNode())) {
             stream.send(new PeerMessage.Refused(f.epoch() < epoch ? PeerMessage.Refusal.STALE_EPOCH
                     : PeerMessage.Refusal.NOT_LEADER, epoch, -1, "snapshot of " + label + " asked at epoch "
                     + f.epoch() + " of the leader at " + epoch));
             return;
         }
-        io.execute(() -> stream.send(SnapshotTransfer.read(log.directory(), f, label)));
+        int maxBytes = Math.min(f.maxBytes(), settings.fetchMaxBytes()); // the asker does not size the leader's buffers
+        io.execute(() -> stream.send(SnapshotTransfer.read(log.directory(), f, maxBytes, label)));
     }
 
     /** A follower's progress note (peer event loop). */

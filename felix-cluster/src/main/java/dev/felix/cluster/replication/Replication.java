@@ -102,7 +102,12 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
         ReplicatedGate[] holder = new ReplicatedGate[1];
         ReplicatedGate gate = new ReplicatedGate(key, ref.toString(), log, p.epoch(), p.consistency(), onCommit,
                 p.followers(), p.replicas().size(), committed, settings, io, metrics,
-                () -> leading.remove(key, holder[0]));
+                () -> {
+                    // Reopened while still leading (a reload after a failure), the log must not start below what
+                    // readers already saw: remember how far this gate committed.
+                    manager.noteHighWatermark(key, holder[0].committedEnd());
+                    leading.remove(key, holder[0]);
+                });
         holder[0] = gate;
         ReplicatedGate previous = leading.put(key, gate);
         if (previous != null) {
@@ -276,8 +281,7 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
                 if (gate != null) {
                     gate.onSnapshotFetch(stream, f);
                 } else {
-                    stream.send(new PeerMessage.Refused(PeerMessage.Refusal.NOT_LEADER, -1, -1,
-                            "this node does not lead " + f.key() + " with its log open"));
+                    manager.leaderNotOpen(stream, f.key(), f.epoch()); // opens it if this node leads it
                 }
             } else if (message instanceof PeerMessage.Progress p) {
                 ReplicatedGate gate = leading.get(p.key());

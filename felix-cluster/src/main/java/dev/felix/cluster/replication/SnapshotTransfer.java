@@ -28,8 +28,8 @@ final class SnapshotTransfer {
     private SnapshotTransfer() {
     }
 
-    /** The leader's answer to {@code f}, read from the cache directory {@code dir}. */
-    static PeerMessage read(Path dir, PeerMessage.SnapshotFetch f, String label) {
+    /** The leader's answer to {@code f}, at most {@code maxBytes} of file, read from the cache directory {@code dir}. */
+    static PeerMessage read(Path dir, PeerMessage.SnapshotFetch f, int maxBytes, String label) {
         try {
             long offset = f.offset();
             if (offset < 0) {
@@ -42,7 +42,7 @@ final class SnapshotTransfer {
             try (FileChannel ch = FileChannel.open(CacheSnapshots.file(dir, offset), StandardOpenOption.READ)) {
                 long total = ch.size();
                 long position = Math.min(f.position(), total);
-                ByteBuffer buf = ByteBuffer.allocate((int) Math.min(f.maxBytes(), total - position));
+                ByteBuffer buf = ByteBuffer.allocate((int) Math.min(maxBytes, total - position));
                 while (buf.hasRemaining()) {
                     int n = ch.read(buf, position + buf.position());
                     if (n < 0) {

@@ -47,6 +47,10 @@ class PeerCodecSnapshotTest {
                 .writeBytes(new byte[] {1, 2});
         assertThatThrownBy(() -> PeerCodec.decode(past)).isInstanceOf(PeerProtocolException.class)
                 .hasMessageContaining("at 10 with 2 bytes of 11");
+        ByteBuf overflowing = Unpooled.buffer().writeByte(PeerCodec.SNAPSHOT_PART).writeLong(5)
+                .writeLong(Long.MAX_VALUE - 1).writeLong(Long.MAX_VALUE).writeBytes(new byte[] {1, 2});
+        assertThatThrownBy(() -> PeerCodec.decode(overflowing)).isInstanceOf(PeerProtocolException.class)
+                .hasMessageContaining("with 2 bytes of");
         ByteBuf shortPart = Unpooled.buffer().writeByte(PeerCodec.SNAPSHOT_PART).writeLong(5);
         assertThatThrownBy(() -> PeerCodec.decode(shortPart)).hasMessageContaining("snapshot_part frame needs");
         ByteBuf negative = Unpooled.buffer().writeByte(PeerCodec.SNAPSHOT_FETCH).writeByte(1).writeLong(1).writeInt(0)

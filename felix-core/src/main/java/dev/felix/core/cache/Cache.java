@@ -88,7 +88,9 @@ public final class Cache {
     private enum Kind {
         PUT, DELETE,
         /** No change: completes once everything queued before it is visible (and loads the cache). */
-        BARRIER
+        BARRIER,
+        /** No change: completes once the cache is loaded, whatever waits at the commit gate. */
+        LOAD
     }
 
     /** A put, delete or barrier waiting for the writer, in arrival order. */
@@ -125,6 +127,8 @@ public final class Cache {
         final List<CompletableFuture<Long>> compactWaiters = new ArrayList<>();
         /** Changes the log held past its committed end at load, staged; published as the gate commits them. */
         final java.util.ArrayDeque<CacheLog.Uncommitted> uncommitted = new java.util.ArrayDeque<>();
+        /** Answers to complete once {@link #uncommitted} is visible (nothing else was waiting behind it). */
+        final List<Ack> afterRecovered = new ArrayList<>();
 
         State(CacheStore store, ChangeRing ring, LogWriter<Batch> writer) {
             this.store = store;
@@ -213,7 +217,7 @@ public final class Cache {
         this.inbox = new WriterInbox<>(config.writerQueue(), new WriterInbox.Weigher<>() {
             @Override
             public int events(Mutation m) {
-                return m.kind == Kind.BARRIER ? 0 : 1;
+                return m.kind == Kind.BARRIER || m.kind == Kind.LOAD ? 0 : 1;
             }
 
             @Override
@@ -281,6 +285,25 @@ public final class Cache {
             loop.schedule();
         }
         return barrier.thenApply(v -> info());
+    }
+
+    /**
+     * Loads the cache if it is not loaded and completes with its info, without waiting for queued or uncommitted
+     * writes (a replicated cache's writes may wait seconds for a majority; reads of what is visible must not). For a
+     * reader on a thread that must not block: {@link #get} after this never loads. Fails as {@link #load()}.
+     */
+    public CompletableFuture<CacheInfo> loaded() {
+        if (state != null) {
+            return CompletableFuture.completedFuture(info());
+        }
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        if (closing) {
+            done.completeExceptionally(closedError().toException());
+        } else {
+            inbox.offer(new Mutation(Kind.LOAD, null, null, 0, done, 0)); // weighs nothing: always taken
+            loop.schedule();
+        }
+        return done.thenApply(v -> info());
     }
 
     // ------------------------------------------------------------------ mutations (any thread)
@@ -684,6 +707,13 @@ public final class Cache {
         }
 
         @Override
+        public void refused(Batch b, FelixError error) {
+            // The batch stays in the log and in line (a quorum window ran out): its requesters are told now, and
+            // it becomes visible if a majority later holds it. The store still follows the log: no reload.
+            failAcks(b, error);
+        }
+
+        @Override
         public void failed(FelixError error) {
             State s = state;
             if (s != null && !s.dead) {
@@ -706,6 +736,12 @@ public final class Cache {
             }
             publishedNext = s.visible();
             publishedOldest = oldest(s);
+            if (s.uncommitted.isEmpty()) {
+                for (Ack a : s.afterRecovered) {
+                    a.future.complete(a.value);
+                }
+                s.afterRecovered.clear();
+            }
         }
     }
 
@@ -829,7 +865,10 @@ public final class Cache {
 
     private void apply(State s, Mutation m, long now) {
         switch (m.kind) {
-            case BARRIER -> ack(s, m.future, 0);
+            // A barrier orders reads behind queued writes, not behind a recovered tail that may wait for a majority
+            // (reads up to the committed end keep working meanwhile).
+            case BARRIER -> ack(s, m.future, 0, false);
+            case LOAD -> m.future.complete(0L);
             case PUT -> ack(s, m.future, s.store.put(m.key, m.value, m.ttlMillis, now));
             case DELETE -> ack(s, m.future, s.store.delete(m.key, now));
         }
@@ -844,10 +883,20 @@ public final class Cache {
 
     /** Completes {@code future} once everything staged so far is visible (at once if it already is). */
     private void ack(State s, CompletableFuture<Long> future, long value) {
+        ack(s, future, value, true);
+    }
+
+    /**
+     * As {@link #ack(State, CompletableFuture, long)}; {@code behindTail}: also after the changes the log held past
+     * its committed end at load (a write's answer, decided on them), not only after this writer's own batches.
+     */
+    private void ack(State s, CompletableFuture<Long> future, long value, boolean behindTail) {
         if (!s.batch.isEmpty()) {
             s.batch.acks.add(new Ack(future, value));
-        } else if (writer.hasPending()) {
-            writer.newestPending().acks.add(new Ack(future, value));
+        } else if (writer.newestUnanswered() != null) {
+            writer.newestUnanswered().acks.add(new Ack(future, value));
+        } else if (behindTail && !s.uncommitted.isEmpty()) {
+            s.afterRecovered.add(new Ack(future, value)); // behind the log's uncommitted tail, which commits first
         } else {
             future.complete(value);
         }
@@ -918,12 +967,20 @@ public final class Cache {
         s.dead = true;
         state = null;
         failAcks(s.batch, error);
+        failAfterRecovered(s, error);
         writer.fail(error);
         writer.closeGate();
         watches.endAll(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " lost its storage (" + error.message()
                 + "); resume from the offset given"));
         storage.close(false, incarnation);
         backlogFull = false;
+    }
+
+    private static void failAfterRecovered(State s, FelixError error) {
+        for (Ack a : s.afterRecovered) {
+            a.future.completeExceptionally(error.toException());
+        }
+        s.afterRecovered.clear();
     }
 
     private static void failAcks(Batch b, FelixError error) {
@@ -1001,9 +1058,11 @@ public final class Cache {
                 // What the gate could not commit alone (a replicated cache waiting for a majority) is answered
                 // now; dead first, so these answers do not unload and reload the cache.
                 s.dead = true;
-                writer.fail(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " closed before the change was"
-                        + " committed (" + (reason != null ? reason.message() : "closed") + "); it may still"
-                        + " commit, so a retrying writer must expect it applied"));
+                FelixError notCommitted = FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " closed before"
+                        + " the change was committed (" + (reason != null ? reason.message() : "closed") + "); it may"
+                        + " still commit, so a retrying writer must expect it applied");
+                writer.fail(notCommitted);
+                failAfterRecovered(s, notCommitted);
             }
             writer.closeGate();
             pendingSnapshot = s.compaction;

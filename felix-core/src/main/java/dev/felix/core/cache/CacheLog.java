@@ -133,8 +133,9 @@ final class CacheLog {
         } catch (StorageException e) {
             throw toError(e, "cannot open the log of cache " + label).toException();
         }
+        GateFactory.Opened gate = null;
         try {
-            GateFactory.Opened gate = gates.open(opened);
+            gate = gates.open(opened);
             deleteTemporaries();
             long incarnation = incarnation(knownIncarnation);
             new CacheMeta(incarnation, false).write(dir);
@@ -150,14 +151,14 @@ final class CacheLog {
                     (System.nanoTime() - started) / 1_000_000);
             return new Opened(incarnation, tail, committed, start, replayed, gate, uncommitted);
         } catch (IOException | UncheckedIOException e) {
-            closeQuietly(opened);
+            closeQuietly(opened, gate);
             throw FelixError.of(ErrorCode.UNAVAILABLE, "cannot load cache " + label + " from " + dir + ": " + e)
                     .toException();
         } catch (FelixException e) {
-            closeQuietly(opened);
+            closeQuietly(opened, gate);
             throw e;
         } catch (StorageException e) {
-            closeQuietly(opened);
+            closeQuietly(opened, gate);
             throw toError(e, "cannot replay the log of cache " + label).toException();
         }
     }
@@ -382,6 +383,18 @@ final class CacheLog {
                 Files.deleteIfExists(f);
             }
         }
+    }
+
+    /** A failed load: the gate opened for it (a cluster's leadership of the log) goes with the log. */
+    private static void closeQuietly(SegmentedLog l, GateFactory.Opened gate) {
+        if (gate != null) {
+            try {
+                gate.gate().close();
+            } catch (RuntimeException ignored) {
+                // already failing
+            }
+        }
+        closeQuietly(l);
     }
 
     private static void closeQuietly(SegmentedLog l) {

@@ -102,6 +102,18 @@ public final class CacheSnapshots {
         return log.baseOffset();
     }
 
+    /** Deletes snapshot files being assembled in {@code dir} ({@link #partFile}): transfers that were cut off. */
+    public static void deleteParts(Path dir) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, SnapshotFile.PREFIX + "*"
+                + SnapshotFile.SUFFIX + SnapshotFile.TMP_SUFFIX)) {
+            for (Path f : files) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException e) {
+            // a later install overwrites a leftover part anyway
+        }
+    }
+
     /** Snapshot offsets present in {@code dir}, ascending (none if it does not exist). */
     static List<Long> offsets(Path dir) throws IOException {
         List<Long> out = new ArrayList<>();

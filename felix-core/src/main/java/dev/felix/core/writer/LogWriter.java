@@ -55,6 +55,16 @@ public final class LogWriter<B> {
          */
         void answer(B batch, FelixError error);
 
+        /**
+         * {@code batch}'s requesters get {@code error} now, but the batch stays appended and in line: it becomes
+         * visible ({@link #visible}) if its gate commits it later, and is never answered again (a replicated
+         * gate's quorum window). By default the same as {@link #answer}; an owner whose state already holds the
+         * batch keeps it.
+         */
+        default void refused(B batch, FelixError error) {
+            answer(batch, error);
+        }
+
         /** The log became unusable; every waiting batch has been answered with {@code error}. */
         void failed(FelixError error);
 
@@ -187,6 +197,16 @@ public final class LogWriter<B> {
     public B newestPending() {
         Pending<B> p = pending.peekLast();
         return p == null ? null : p.batch;
+    }
+
+    /**
+     * The newest batch waiting at the gate whose requesters have not been answered yet, or null. Batches the gate
+     * refused wait only to become visible and are never answered again, so nothing may be answered after them.
+     * (Refusals cover a prefix of the waiting batches: if any batch is unanswered, the newest is.)
+     */
+    public B newestUnanswered() {
+        Pending<B> p = pending.peekLast();
+        return p == null || p.answered ? null : p.batch;
     }
 
     /** Why the log is unusable, or null. */
@@ -417,7 +437,7 @@ public final class LogWriter<B> {
             if (!p.answered) {
                 p.answered = true;
                 answeredPending++;
-                owner.answer(p.batch, error);
+                owner.refused(p.batch, error);
             }
         }
     }

@@ -60,6 +60,10 @@ class CacheGateTest {
         void commit(long end) {
             committer.committed(end);
         }
+
+        void refuse(long end, FelixError error) {
+            committer.refused(end, error);
+        }
     }
 
     @Test
@@ -80,6 +84,7 @@ class CacheGateTest {
         var info = Await.get(c.load());
         assertThat(opened.get()).isEqualTo(new LogRef(LogRef.Kind.CACHE, "t/ns/c", 7, 0));
         assertThat(info.nextOffset()).as("visible: the committed part").isEqualTo(5);
+        assertThat(gate.appendedEnd).as("the writer handed the recovered tail to the gate").isEqualTo(10);
         for (int i = 0; i < 10; i++) {
             assertThat(get(c, "k" + i)).as("k" + i).isEqualTo(i < 5 ? "v" + i : null);
         }
@@ -88,15 +93,26 @@ class CacheGateTest {
         assertThat(mirror.lastSnapshot).as("the snapshot is of the committed state").isEqualTo(5);
         assertThat(mirror.entries).hasSize(5);
 
+        // A delete that finds nothing to delete was decided on the tail too: it is answered after it. A load (which
+        // reads wait on) is not held behind the tail.
+        var noChange = c.delete("absent");
+        assertThat(Await.get(c.load()).nextOffset()).isEqualTo(5);
+
         // A new put is decided after the uncommitted tail (its offset follows the log's end) and waits with it.
         var put = c.put("k3", bytes("new"), null);
-        assertThat(gate.appendedEnd).as("the writer handed the recovered tail to the gate").isEqualTo(10);
         Await.until("the put reaches the gate", () -> gate.appendedEnd == 11);
         assertThat(put).isNotDone();
         assertThat(get(c, "k3")).isEqualTo("v3");
 
+        gate.commit(7);
+        Await.until("offsets 5 and 6 are visible", () -> c.info().nextOffset() == 7);
+        assertThat(get(c, "k6")).isEqualTo("v6");
+        assertThat(get(c, "k7")).as("offset 7 is not committed yet").isNull();
+        assertThat(noChange).isNotDone();
+
         gate.commit(11);
         assertThat(Await.get(put)).isEqualTo(10L);
+        assertThat(Await.get(noChange)).isEqualTo(Cache.NO_CHANGE);
         mirror.catchUp(11);
         for (int i = 5; i < 10; i++) {
             assertThat(mirror.changes.get((long) i).key()).isEqualTo("k" + i);
@@ -106,6 +122,41 @@ class CacheGateTest {
         assertThat(get(c, "k9")).isEqualTo("v9");
         assertThat(get(c, "k3")).isEqualTo("new");
         assertThat(c.info().nextOffset()).isEqualTo(11);
+    }
+
+    @Test
+    void aChangeTheGateRefusesInTime_failsOnlyItsWriter_readsAndWatchesGoOn_andItBecomesVisibleIfCommittedLater() {
+        fx = new CacheFixture(dir);
+        HeldGate gate = new HeldGate();
+        Cache c = fx.cache("c", CONFIG, (ref, log, onCommit) -> new GateFactory.Opened(gate, log.tailOffset()));
+        Await.get(c.load());
+        var first = c.put("k", bytes("v1"), null);
+        Await.until("the first put reaches the gate", () -> gate.appendedEnd == 1);
+        gate.commit(1);
+        assertThat(Await.get(first)).isZero();
+        Mirror mirror = new Mirror(c, null).start();
+        mirror.catchUp(1);
+
+        var second = c.put("k", bytes("v2"), null);
+        Await.until("the second put reaches the gate", () -> gate.appendedEnd == 2);
+        FelixError timeout = FelixError.of(ErrorCode.QUORUM_TIMEOUT,
+                "the batch is durable here but did not reach a majority within 5s");
+        gate.refuse(2, timeout);
+        assertThat(Await.failure(second).error()).isEqualTo(timeout);
+
+        // Nothing else changed: the cache is still loaded, reads see what was visible, the watch goes on.
+        assertThat(get(c, "k")).isEqualTo("v1");
+        assertThat(c.info().loaded()).isTrue();
+        assertThat(c.info().nextOffset()).isEqualTo(1);
+        var third = c.put("other", bytes("x"), null);
+        Await.until("a later put is still taken", () -> gate.appendedEnd == 3);
+
+        gate.commit(3); // a majority holds both after all
+        assertThat(Await.get(third)).isEqualTo(2L);
+        assertThat(get(c, "k")).as("the refused change became visible").isEqualTo("v2");
+        mirror.catchUp(3);
+        assertThat(mirror.ends).isZero();
+        assertThat(mirror.entries).containsEntry("k", "v2").containsEntry("other", "x");
     }
 
     @Test

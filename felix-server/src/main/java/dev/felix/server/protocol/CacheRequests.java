@@ -47,8 +47,9 @@ final class CacheRequests {
             }
             if (m instanceof Message.CacheGet g) {
                 Cache cache = Routing.cache(context, Routing.cacheName(tenant, g.tenantId(), g.namespace(), g.cache()));
-                // load() first: a log cache not loaded yet must not block the event loop in get()
-                return cache.load().thenApply(info -> {
+                // Loaded first: a log cache not loaded yet must not block the event loop in get(). Not behind
+                // queued writes: a replicated cache's may wait seconds for a majority, reads of what is visible not.
+                return cache.loaded().thenApply(info -> {
                     try {
                         return (WirePayload) new Message.CacheValue(g.tenantId(), g.namespace(), g.cache(), g.key(),
                                 cache.get(g.key()).orElse(null), g.requestId());

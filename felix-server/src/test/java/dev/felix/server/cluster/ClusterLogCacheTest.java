@@ -199,6 +199,51 @@ class ClusterLogCacheTest {
         assertThat(newLeader.cache(CONFIG).put("after", bytes("x"), null)).isEqualTo(610);
     }
 
+    @Test
+    void aQuorumCacheWithoutAMajority_refusesPutsWithTheExactText_whileReadsAndWatchesGoOn() throws Exception {
+        cluster = TestCluster.startThree(dir);
+        FelixServer n1 = cluster.node("n1");
+        n1.broker().caches().create(NAME, CacheConfig.builder().backing(CacheConfig.Backing.LOG)
+                .fsync(StreamConfig.Fsync.ON_COMMIT).consistency(Consistency.QUORUM).build());
+        ShardPlacement placement = placement(n1);
+        String leaderId = placement.leader();
+        FelixClient leader = cluster.connect(cluster.node(leaderId));
+        dev.felix.client.Cache cache = leader.cache(CONFIG);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> cache.put("k", bytes("v1"), null) == 0);
+        dev.felix.client.CacheMirror mirror = leader.mirror(CONFIG, null);
+        await().atMost(Duration.ofSeconds(10)).until(() -> mirror.get("k").isPresent());
+
+        // Both followers go: no majority (of the shard, and of the metadata group).
+        for (String f : placement.followers()) {
+            cluster.stop(f);
+        }
+        FelixClientException refused = catchThrowableOfType(FelixClientException.class,
+                () -> cache.put("k", bytes("v2"), null));
+        assertThat(refused.code()).isEqualTo(dev.felix.wire.ErrorCode.QUORUM_TIMEOUT);
+        assertThat(refused.brokerMessage())
+                .isEqualTo("the batch is durable here but did not reach a majority within 5s");
+
+        // The cache was not unloaded: what readers saw stays visible, the watch goes on, later puts are taken
+        // (and refused in turn).
+        assertThat(cache.get("k")).hasValueSatisfying(v -> assertThat(v).isEqualTo(bytes("v1")));
+        assertThat(mirror.endCause()).isNull();
+        assertThat(new String(mirror.get("k").orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v1");
+        FelixClientException again = catchThrowableOfType(FelixClientException.class,
+                () -> cache.put("k2", bytes("x"), null));
+        assertThat(again.code()).isEqualTo(dev.felix.wire.ErrorCode.QUORUM_TIMEOUT);
+        assertThat(cache.get("k")).hasValueSatisfying(v -> assertThat(v).isEqualTo(bytes("v1")));
+
+        // A follower back: a majority again. The refused changes commit after all, in order, and puts succeed.
+        cluster.restart(placement.followers().get(0));
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                .until(() -> leader.cache(CONFIG).put("k3", bytes("y"), null) == 3);
+        assertThat(cache.get("k")).hasValueSatisfying(v -> assertThat(v).isEqualTo(bytes("v2")));
+        await().atMost(Duration.ofSeconds(10)).until(() -> mirror.get("k3").isPresent());
+        assertThat(mirror.endCause()).isNull();
+        assertThat(new String(mirror.get("k").orElseThrow(), StandardCharsets.UTF_8)).isEqualTo("v2");
+        assertThat(mirror.get("k2")).isPresent();
+    }
+
     private static Long lag(FelixClient leader, String node) {
         try {
             var row = leader.cluster().status().shards().stream().filter(r -> r.name().equals(CONFIG.toString()))
