@@ -244,6 +244,11 @@ public final class Cache {
         return name;
     }
 
+    /** Whether this instance was closed (dropped, released to another node or reopened, or the node stopped). */
+    public boolean closed() {
+        return closing;
+    }
+
     public CacheConfig config() {
         return config;
     }

@@ -46,17 +46,17 @@ final class CacheRequests {
                         .exceptionally(e -> error(context, e, p.requestId(), negotiated));
             }
             if (m instanceof Message.CacheGet g) {
-                Cache cache = Routing.cache(context, Routing.cacheName(tenant, g.tenantId(), g.namespace(), g.cache()));
+                CacheName name = Routing.cacheName(tenant, g.tenantId(), g.namespace(), g.cache());
                 // Loaded first: a log cache not loaded yet must not block the event loop in get(). Not behind
                 // queued writes: a replicated cache's may wait seconds for a majority, reads of what is visible not.
-                return cache.loaded().thenApply(info -> {
+                return onCurrent(context, name, Routing.cache(context, name), cache -> cache.loaded().thenApply(info -> {
                     try {
                         return (WirePayload) new Message.CacheValue(g.tenantId(), g.namespace(), g.cache(), g.key(),
                                 cache.get(g.key()).orElse(null), g.requestId());
                     } catch (FelixException e) {
                         throw new CompletionException(e);
                     }
-                }).exceptionally(e -> error(context, e, g.requestId(), negotiated));
+                })).exceptionally(e -> error(context, e, g.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDelete d) {
                 CacheName name = Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache());
@@ -69,18 +69,18 @@ final class CacheRequests {
                 CacheName name = Routing.cacheName(tenant, c.tenantId(), c.namespace(), c.cache());
                 CacheConfig config = config(c, context.cluster != null);
                 return context.broker.caches().createAsync(name, config)
-                        .thenCompose(cache -> Routing.leadsCache(context, name)
-                                ? cache.load().thenApply(info -> info(context, cache, info.entries(),
-                                        info.nextOffset(), c.requestId()))
+                        .thenCompose(created -> Routing.leadsCache(context, name)
+                                ? onCurrent(context, name, created, cache -> cache.load().thenApply(info ->
+                                        info(context, cache, info.entries(), info.nextOffset(), c.requestId())))
                                 // Another node serves it: loading it here would open (for a log cache, create) a
                                 // copy this node never serves, racing its release. Answered as a new cache.
-                                : CompletableFuture.completedFuture(info(context, cache, 0, 0, c.requestId())))
+                                : CompletableFuture.completedFuture(info(context, created, 0, 0, c.requestId())))
                         .exceptionally(e -> error(context, e, c.requestId(), negotiated));
             }
             if (m instanceof Message.CacheDescribe d) {
-                Cache cache = Routing.cache(context, Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache()));
-                return cache.load().thenApply(info -> info(context, cache, info.entries(), info.nextOffset(),
-                                d.requestId()))
+                CacheName name = Routing.cacheName(tenant, d.tenantId(), d.namespace(), d.cache());
+                return onCurrent(context, name, Routing.cache(context, name), cache -> cache.load().thenApply(info ->
+                                info(context, cache, info.entries(), info.nextOffset(), d.requestId())))
                         .exceptionally(e -> error(context, e, d.requestId(), negotiated));
             }
             if (m instanceof Message.CacheList l) {
@@ -100,6 +100,31 @@ final class CacheRequests {
         } catch (FelixException | IllegalArgumentException e) {
             return CompletableFuture.completedFuture(error(context, e, requestId(m), negotiated));
         }
+    }
+
+    /**
+     * Runs a read-only {@code op} on {@code cache}; if that instance was released meanwhile (in a cluster,
+     * leadership of the cache changed: the node reopens it at the new epoch), once more on the instance that serves
+     * the cache now, which answers for itself (including {@code not_leader} when the cache moved away).
+     */
+    private static CompletableFuture<WirePayload> onCurrent(ServerContext context, CacheName name, Cache cache,
+            java.util.function.Function<Cache, CompletableFuture<WirePayload>> op) {
+        return op.apply(cache).handle((v, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(v);
+            }
+            if (cache.closed()) {
+                try {
+                    java.util.Optional<Cache> now = context.broker.caches().find(name);
+                    if (now.isPresent() && now.get() != cache) {
+                        return op.apply(now.get());
+                    }
+                } catch (FelixException lookup) {
+                    // answered with the first error below
+                }
+            }
+            return CompletableFuture.<WirePayload>failedFuture(e);
+        }).thenCompose(f -> f);
     }
 
     private static CacheConfig config(Message.CacheCreate c, boolean clustered) throws FelixException {
