@@ -10,10 +10,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The cluster as the CLI shows it, against three nodes in this JVM: {@code felix cluster ca} makes the CA the
@@ -24,19 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * members, the shard and the cache, their leaders and their followers' lag.
  */
 @Timeout(180)
-class ClusterCliTest {
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+class ClusterCliTest extends dev.felix.server.cluster.ClusterTestBase {
 
     @Test
     void createPublishSubscribeAndStatus_throughTheCli() throws Exception {

@@ -20,10 +20,8 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code cache_create.consistency} in a three-node cluster over QUIC: a quorum log cache is accepted, placed with
@@ -31,23 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
  * names the consistency of every cache, {@code leader} included; a memory cache still refuses {@code quorum}.
  */
 @Timeout(180)
-class ClusterCacheConsistencyTest {
+class ClusterCacheConsistencyTest extends ClusterTestBase {
 
     private static final CacheRef LEDGER = CacheRef.parse("t1/default/ledger");
     private static final CacheRef SESSIONS = CacheRef.parse("t1/default/sessions");
     private static final CacheRef SCRATCH = CacheRef.parse("t1/default/scratch");
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aQuorumLogCacheIsPlacedAndDescribedAsQuorumByEveryNode_andAMemoryCacheRefusesIt() throws Exception {
@@ -84,10 +70,6 @@ class ClusterCacheConsistencyTest {
     }
 
     private static ShardPlacement placement(FelixServer node, CacheRef cache) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.cluster().placements().stream()
-                .anyMatch(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(cache.toString())));
-        return node.cluster().placements().stream()
-                .filter(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(cache.toString()))
-                .findFirst().orElseThrow();
+        return placement(node, ShardKey.Kind.CACHE, cache.toString());
     }
 }

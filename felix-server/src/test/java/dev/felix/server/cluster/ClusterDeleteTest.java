@@ -25,10 +25,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A delete runs on the node that was asked; every other node learns of it from metadata and must let go of what
@@ -37,22 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
  * that does not serve it. A stream created again under the same name is a new stream on every node.
  */
 @Timeout(180)
-class ClusterDeleteTest {
+class ClusterDeleteTest extends ClusterTestBase {
 
     private static final StreamRef GONE = StreamRef.parse("t1/default/gone");
     private static final CacheRef SESSIONS = CacheRef.parse("t1/default/sessions");
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aDeleteThroughAnotherNode_closesTheLeadersRuntime_endsItsSubscribers_andRemovesEveryCopy() throws Exception {
@@ -154,13 +140,6 @@ class ClusterDeleteTest {
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(logDirs(back))
                 .extracting(d -> d.getFileName().toString())
                 .singleElement().asString().contains("kept"));
-    }
-
-    private static ShardPlacement placement(FelixServer node, ShardKey.Kind kind, String name) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.cluster().placements().stream()
-                .anyMatch(p -> p.key().kind() == kind && p.name().equals(name)));
-        return node.cluster().placements().stream().filter(p -> p.key().kind() == kind && p.name().equals(name))
-                .findFirst().orElseThrow();
     }
 
     private static List<Path> logDirs(FelixServer node) {

@@ -32,10 +32,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three {@code felix server} nodes in one JVM form a cluster over real QUIC, Raft and mutual TLS: a durable
@@ -44,21 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * of the leader hands the shard to a replica that serves every acknowledged record at its offset.
  */
 @Timeout(180)
-class ClusterIntegrationTest {
+class ClusterIntegrationTest extends ClusterTestBase {
 
     private static final StreamRef ORDERS = StreamRef.parse("t1/default/orders");
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close(); // its clients first
-        }
-    }
 
     private FelixClient connect(FelixServer node) throws Exception {
         return cluster.connect(node);

@@ -25,10 +25,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A log cache in a cluster replicates exactly like a durable stream shard: its changes go to its replicas through
@@ -36,22 +34,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Under {@code quorum} a put is acknowledged only once a majority holds it.
  */
 @Timeout(240)
-class ClusterLogCacheTest {
+class ClusterLogCacheTest extends ClusterTestBase {
 
     private static final CacheRef CONFIG = CacheRef.parse("t1/default/config");
     private static final CacheName NAME = new CacheName("t1", "default", "config");
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aQuorumLogCacheIsReplicated_andACleanStopHandsItToAReplicaServingEveryAcknowledgedPut() throws Exception {
@@ -260,11 +246,7 @@ class ClusterLogCacheTest {
     }
 
     private static ShardPlacement placement(FelixServer node) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.cluster().placements().stream()
-                .anyMatch(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(CONFIG.toString())));
-        return node.cluster().placements().stream()
-                .filter(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(CONFIG.toString()))
-                .findFirst().orElseThrow();
+        return placement(node, ShardKey.Kind.CACHE, CONFIG.toString());
     }
 
     private static byte[] bytes(String s) {

@@ -18,10 +18,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A memory cache lives on one node; when that node is lost the cluster moves it to another node as a new, empty
@@ -29,21 +27,9 @@ import org.junit.jupiter.api.io.TempDir;
  * listeners are told so ({@code onReset}), never a silent reset, and it goes on following the cache.
  */
 @Timeout(180)
-class ClusterMirrorTest {
+class ClusterMirrorTest extends ClusterTestBase {
 
     private static final CacheRef PRESENCE = CacheRef.parse("t1/default/presence");
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aMirrorOfAMemoryCache_followsItToItsNewHome_whenItsNodeIsLost_andSaysTheCopyWasReplaced() throws Exception {
@@ -97,11 +83,7 @@ class ClusterMirrorTest {
     }
 
     private static ShardPlacement placement(FelixServer node) {
-        await().atMost(Duration.ofSeconds(10)).until(() -> node.cluster().placements().stream()
-                .anyMatch(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(PRESENCE.toString())));
-        return node.cluster().placements().stream()
-                .filter(p -> p.key().kind() == ShardKey.Kind.CACHE && p.name().equals(PRESENCE.toString()))
-                .findFirst().orElseThrow();
+        return placement(node, ShardKey.Kind.CACHE, PRESENCE.toString());
     }
 
     private static byte[] bytes(String s) {

@@ -9,10 +9,8 @@ import dev.felix.server.FelixServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node that was down long enough to be declared down rejoins the metadata group within seconds of its restart.
@@ -22,25 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
  * with {@code RaftMetadata.APPENDER_RETRY_POLICY} (capped at 500 ms) 0.8 s.
  */
 @Timeout(180)
-class ClusterRejoinTest {
+class ClusterRejoinTest extends ClusterTestBase {
 
     /**
      * Generous for a loaded 2-core box (the rejoin itself takes about a second here), yet below every rejoin
      * measured under the default retry policy after the same time away.
      */
     private static final Duration REJOIN_BOUND = Duration.ofSeconds(5);
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void aNodeDeclaredDown_isLiveAndCaughtUpWithinSecondsOfItsRestart() throws Exception {

@@ -26,10 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code cluster_relay_subscribe} over real QUIC on three in-process nodes: a plain client subscribed on a node that
@@ -38,22 +36,10 @@ import org.junit.jupiter.api.io.TempDir;
  * is still answered {@code not_leader}.
  */
 @Timeout(180)
-class RelaySubscribeIntegrationTest {
+class RelaySubscribeIntegrationTest extends ClusterTestBase {
 
     private static final StreamRef TICKS = StreamRef.parse("t1/default/ticks");
     private static final int EVENTS = 300;
-
-    @TempDir
-    Path dir;
-
-    private TestCluster cluster;
-
-    @AfterEach
-    void stop() {
-        if (cluster != null) {
-            cluster.close(); // its clients first
-        }
-    }
 
     private FelixClient connect(FelixServer node) throws Exception {
         return cluster.connect(node);
