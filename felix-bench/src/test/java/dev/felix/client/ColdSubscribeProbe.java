@@ -15,8 +15,16 @@ import java.util.concurrent.TimeUnit;
  * Where the time of a cold {@code felix bench fanout} subscribe goes: starts a broker process as the bench does,
  * connects {@code connections} clients sharing one {@link ClientResources}, sends every subscribe at once and
  * timestamps (System.nanoTime into arrays, nothing logged meanwhile) per connection: session ready, first and last
- * subscription confirmed. Repeats {@code rounds} times on the same broker with fresh connections (a warm broker).
- * A measuring tool, run by hand: {@code java -cp ... dev.felix.client.ColdSubscribeProbe SUBS CONNS ROUNDS}.
+ * subscription confirmed. Around each round it reads both processes' CPU per thread ({@code /proc/PID/task}), the
+ * machine's UDP counters and drops per socket ({@code /proc/net/snmp}, {@code /proc/net/udp}) and each client
+ * connection's QUIC counters. Repeats {@code rounds} times on the same broker with fresh connections (round 2 on is
+ * a warm broker), or on a new broker each round with {@code -Dprobe.freshBroker=true}. {@code -Dprobe.perfmap=true}
+ * and {@code -Dprobe.dump=FILE} (with {@code -Dfelix.node.jvm=-XX:StartFlightRecording}) keep JIT symbols for perf
+ * and the broker's flight recording. Linux only; a measuring tool, not a test, run by hand (see
+ * docs/benchmarks.md, "Cold subscribe: where the time goes"):
+ * {@code java -cp felix-bench/target/test-classes:felix-bench/target/felix-bench.jar
+ * dev.felix.client.ColdSubscribeProbe 10000 100 2}. In package {@code dev.felix.client} to read a client's session
+ * and QUIC connection.
  */
 public final class ColdSubscribeProbe {
 
