@@ -45,7 +45,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     private final Map<Integer, MuxChannel> channels = new HashMap<>();
     private final Map<Long, List<MuxChannel>> bySubscription = new HashMap<>();
     private QuicStreamChannel channel;
-    /** Requests written in one batch of event-loop tasks share a flush (a packet), see {@link CoalescedFlush}. */
+    /** Requests written in one batch of event-loop tasks share one write and flush, see {@link CoalescedFlush}. */
     private CoalescedFlush flush;
     private long nextRequestId = 1;
     private boolean authenticated;
@@ -105,10 +105,10 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             pending.put(id, new Pending(subscription, done));
             StreamRef s = o.stream();
             int window = subscription.creditWindow();
-            channel.write(ClientFrames.encode(new Message.MuxSubscribe(id, s.tenant(), s.namespace(),
+            // Subscribes made together leave together, in as few packets as they fill.
+            flush.write(ClientFrames.encode(new Message.MuxSubscribe(id, s.tenant(), s.namespace(),
                     s.stream(), o.start(), o.shard(), o.queuePolicy(), o.queueEvents(), null, o.incarnation(),
-                    window)), channel.voidPromise());
-            flush.request(); // subscribes made together leave together
+                    window)));
         });
         return done;
     }
@@ -117,9 +117,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     void credit(int channelId, long events) {
         channel.eventLoop().execute(() -> {
             if (ended == null && channels.containsKey(channelId)) {
-                channel.write(ClientFrames.encode(new Message.Credit(channelId, (int) events)),
-                        channel.voidPromise());
-                flush.request();
+                flush.write(ClientFrames.encode(new Message.Credit(channelId, (int) events)));
             }
         });
     }
@@ -135,9 +133,7 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
                 channels.remove(c.id);
             }
             if (ended == null && channel.isActive()) {
-                channel.write(ClientFrames.encode(new Message.Unsubscribe(subscriptionId)),
-                        channel.voidPromise());
-                flush.request();
+                flush.write(ClientFrames.encode(new Message.Unsubscribe(subscriptionId)));
             }
         });
     }
@@ -254,13 +250,14 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             if (c != null) {
                 c.feed.deliver(batch.baseOffset(), batch.payloads());
                 long grant = c.arrived(batch.payloads().size());
-                if (grant > 0) {
-                    channel.write(ClientFrames.encode(new Message.Credit(c.id, (int) grant)), channel.voidPromise());
+                if (grant > 0) { // the grants of one batch (one per channel) share one buffer: a packet, not one each
+                    flush.write(ClientFrames.encode(new Message.Credit(c.id, (int) grant)));
                     needsFlush = true;
                 }
             }
         }
-        if (needsFlush) {
+        if (needsFlush) { // now, not after the queued tasks: a starved channel waits for its credit
+            flush.writePending();
             channel.flush();
         }
     }

@@ -1,37 +1,83 @@
 package dev.felix.transport;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
- * One flush of a channel for everything written to it during the current batch of event-loop tasks. A QUIC stream
- * sends a packet on every flush, so replies written one by one (a thousand subscriptions confirmed, a thousand
- * credit grants) cost a packet each; written with {@code write} and followed by {@link #request()}, they share the
- * flush of one task queued behind them. A lone write is flushed by the very next task: no timer, no added latency
- * at low rates.
+ * One write and one flush of a channel for the small frames queued on it during the current batch of event-loop
+ * tasks. A QUIC stream sends at least one packet per buffer written to it, so replies written one by one (a
+ * thousand subscriptions confirmed, a thousand credit grants) would cost a packet each, and a burst of them would
+ * wait for the congestion window a few packets per round trip; {@link #write(ByteBuf) queued} here, they are copied
+ * into one buffer that is written and flushed by one task queued behind them, so they leave in as few full packets
+ * as they fill. A lone frame is sent by the very next task: no timer, no added latency at low rates.
  *
- * <p><b>Threads and buffers.</b> Confined to the channel's event loop ({@link #request()} must be called there).
- * Touches no buffers: what was written belongs to the channel.
+ * <p>Frames written to the channel directly must not overtake queued ones: call {@link #writePending()} first.
+ *
+ * <p><b>Threads and buffers.</b> Confined to the channel's event loop (every method must be called there). A
+ * queued frame is owned (and released) by this class from the call on; the merged buffer is the channel's once
+ * written. Frames still queued when the channel is gone are released by {@link #run()} (the write fails and Netty
+ * releases it).
  */
 public final class CoalescedFlush implements Runnable {
 
+    /** A merged buffer is written once it holds this much, so one burst never builds an unbounded copy. */
+    static final int MAX_MERGED_BYTES = 64 << 10;
+
     private final Channel channel;
+    private ByteBuf pending;
     private boolean scheduled;
 
     public CoalescedFlush(Channel channel) {
         this.channel = channel;
     }
 
+    /** Queues {@code frame} (released here) to leave with the other frames of this batch of tasks. Event loop only. */
+    public void write(ByteBuf frame) {
+        try {
+            if (pending != null && pending.readableBytes() + frame.readableBytes() > MAX_MERGED_BYTES) {
+                writePending();
+            }
+            if (pending == null) {
+                pending = channel.alloc().directBuffer(Math.max(frame.readableBytes(), 2048), MAX_MERGED_BYTES
+                        + frame.readableBytes());
+            }
+            pending.writeBytes(frame);
+        } finally {
+            frame.release();
+        }
+        request();
+    }
+
+    /** Writes (without flushing) what {@link #write} queued, so a frame written directly next comes after it. */
+    public void writePending() {
+        ByteBuf b = pending;
+        if (b != null) {
+            pending = null;
+            channel.write(b, channel.voidPromise());
+        }
+    }
+
     /** Flushes the channel once the tasks already queued on its event loop have run. Event loop only. */
     public void request() {
         if (!scheduled) {
             scheduled = true;
-            channel.eventLoop().execute(this);
+            try {
+                channel.eventLoop().execute(this);
+            } catch (RejectedExecutionException e) { // the event loop is shutting down: nothing will be sent
+                scheduled = false;
+                if (pending != null) {
+                    pending.release();
+                    pending = null;
+                }
+            }
         }
     }
 
     @Override
     public void run() {
         scheduled = false;
+        writePending();
         channel.flush();
     }
 }

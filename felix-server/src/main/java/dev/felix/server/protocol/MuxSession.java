@@ -69,7 +69,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private ByteBuffer prefixScratch = ByteBuffer.allocate(256);
     private int nextChannel = 1;
     private boolean closed;
-    /** One flush for the replies written during a batch of event-loop tasks. */
+    /** One write and flush for the replies queued during a batch of event-loop tasks. */
     private final CoalescedFlush replies;
 
     MuxSession(StreamSession session) {
@@ -179,11 +179,10 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         if (Capabilities.has(session.negotiated(), Capabilities.GAP_NOTICES) && !subscriptions.get(0).durable()) {
             incarnations = subscriptions.stream().map(EventFeed::incarnation).toList();
         }
-        // The reply goes out before any event: deliveries start only once it is written.
-        // Coalesced: a thousand subscribes that arrived together are confirmed in a few packets, not a thousand.
-        stream.write(Frames.json(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids, incarnations)),
-                stream.voidPromise());
-        replies.request();
+        // The reply goes out before any event: every event write first writes the queued replies (writePending).
+        // Queued, not written: a thousand subscribes that arrived together are confirmed in a few full packets,
+        // where a write each cost a packet each (and a burst of them waited for the congestion window).
+        replies.write(Frames.json(new Message.MuxSubscribed(requestId, subscriptionId, shards, ids, incarnations)));
         for (Channel c : opened) {
             c.subscription.listen(c);
         }
@@ -242,6 +241,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
     /** Writes {@code batch} once for the first {@code count} channels of {@code ids}, and counts it. */
     private void writeBatch(EventBatch batch, int[] ids, int count) {
+        replies.writePending(); // a channel's events never overtake its mux_subscribed
         int prefix = EventBatchEncoder.muxPrefixLength(count);
         if (prefixScratch.capacity() < prefix) {
             prefixScratch = ByteBuffer.allocate(Math.max(prefix, prefixScratch.capacity() * 2));
@@ -331,6 +331,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     }
 
     private void writeGap(Channel c, GapNotice gap) {
+        replies.writePending();
         stream.write(Frames.json(new Message.Gap(c.subscriptionId, withShard ? Integer.valueOf(gap.shard()) : null,
                 gap.from(), gap.to(), gap.reason().wireName())), stream.voidPromise());
         context.metrics.deliveredGaps.increment();
@@ -344,6 +345,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         c.ended = true;
         drain();
         if (!closed && stream.isActive()) {
+            replies.writePending();
             stream.writeAndFlush(Frames.json(new Message.SubscriptionEnded(c.id, error.code().code(), error.message())),
                     stream.voidPromise());
         }

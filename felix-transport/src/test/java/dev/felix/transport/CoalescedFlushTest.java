@@ -1,0 +1,104 @@
+package dev.felix.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOutboundHandlerAdapter;
+import io.netty.channel.ChannelPromise;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A QUIC stream sends at least one packet per buffer written, so what {@link CoalescedFlush} promises is counted
+ * here in writes and flushes reaching the channel: a burst of queued frames is one write and one flush.
+ */
+class CoalescedFlushTest {
+
+    /** Counts what reaches the head of the pipeline: each write's buffer, and flushes. */
+    private static final class Recorder extends ChannelOutboundHandlerAdapter {
+        final List<String> writes = new ArrayList<>();
+        int flushes;
+
+        @Override
+        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+            ByteBuf b = (ByteBuf) msg;
+            writes.add(b.toString(StandardCharsets.US_ASCII));
+            b.release();
+            promise.trySuccess();
+        }
+
+        @Override
+        public void flush(ChannelHandlerContext ctx) {
+            flushes++;
+        }
+    }
+
+    private final Recorder recorder = new Recorder();
+    private final EmbeddedChannel channel = new EmbeddedChannel(recorder);
+    private final CoalescedFlush flush = new CoalescedFlush(channel);
+
+    @AfterEach
+    void close() {
+        channel.finishAndReleaseAll();
+    }
+
+    private static ByteBuf frame(String s) {
+        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
+    }
+
+    @Test
+    void framesQueuedInOneBurstLeaveAsOneWriteAndOneFlushOnceTheQueuedTasksRan() {
+        ByteBuf a = frame("a1");
+        ByteBuf b = frame("b22");
+        ByteBuf c = frame("c333");
+
+        flush.write(a);
+        flush.write(b);
+        flush.write(c);
+
+        assertThat(recorder.writes).as("nothing leaves before the burst is over").isEmpty();
+        assertThat(a.refCnt()).as("a queued frame is copied and released at once").isZero();
+        assertThat(b.refCnt()).isZero();
+        channel.runPendingTasks();
+        assertThat(recorder.writes).containsExactly("a1b22c333");
+        assertThat(recorder.flushes).isEqualTo(1);
+    }
+
+    @Test
+    void aLoneFrameLeavesWithTheNextTaskWithoutWaitingForMore() {
+        flush.write(frame("only"));
+        channel.runPendingTasks();
+
+        assertThat(recorder.writes).containsExactly("only");
+        assertThat(recorder.flushes).isEqualTo(1);
+    }
+
+    @Test
+    void aFrameWrittenDirectlyAfterWritePendingFollowsTheQueuedOnes() {
+        flush.write(frame("reply"));
+        flush.writePending();
+        channel.pipeline().write(frame("event")); // the pipeline: EmbeddedChannel.write would run the tasks first
+        channel.runPendingTasks();
+
+        assertThat(recorder.writes).containsExactly("reply", "event");
+        assertThat(recorder.flushes).isEqualTo(1);
+    }
+
+    @Test
+    void aBurstLargerThanTheMergeLimitIsWrittenInOrderInSeveralBuffers() {
+        String big = "x".repeat(CoalescedFlush.MAX_MERGED_BYTES - 10);
+        flush.write(frame(big));
+        flush.write(frame("0123456789ab")); // does not fit beside it: the first buffer is written, a new one starts
+        flush.write(frame("tail"));
+        channel.runPendingTasks();
+
+        // (EmbeddedChannel runs its pending tasks on every write, so the flush count here says nothing.)
+        assertThat(recorder.writes).containsExactly(big, "0123456789abtail");
+    }
+}
