@@ -304,11 +304,18 @@ final class ReplicaManager implements ClusterListener {
         if (f != null) {
             highWatermarks.put(p.key(), await(f.stop()));
         }
-        // The old runtime closes first; only then may the unit open at the new epoch (a cache's lookup would
-        // otherwise build a second instance on the same directory while the first is still closing).
-        await(unit.reopen(broker, FelixError.of(ErrorCode.UNAVAILABLE,
-                "leadership of " + unit.label() + " moved (epoch " + p.epoch() + "); retry")));
-        readyEpoch.put(p.key(), p.epoch());
+        FelixError moved = FelixError.of(ErrorCode.UNAVAILABLE,
+                "leadership of " + unit.label() + " moved (epoch " + p.epoch() + "); retry");
+        if (unit.reopensInPlace()) {
+            // A shard reopens on its own writer: it may open at the new epoch as soon as the copy above closed.
+            readyEpoch.put(p.key(), p.epoch());
+            await(unit.reopen(broker, moved));
+        } else {
+            // A cache is a new instance after its release: the old one closes first, or a lookup meanwhile would
+            // build a second instance on the same directory while the first is still closing.
+            await(unit.reopen(broker, moved));
+            readyEpoch.put(p.key(), p.epoch());
+        }
         leadingEpoch.put(p.key(), p.epoch());
         LOG.info("leading {} at epoch {} ({})", unit.label(), p.epoch(), p.consistency().wireName());
         if (p.durable()) {

@@ -42,6 +42,12 @@ sealed interface ReplicatedUnit {
     /** Opens the unit's log now (this node leads it), so followers can fetch before the first client use. */
     void load(Broker broker) throws FelixException;
 
+    /**
+     * Whether {@link #reopen} closes and reopens the same runtime on its own writer (a stream shard), so requests
+     * never reach a second runtime; false when a new instance replaces the released one (a cache).
+     */
+    boolean reopensInPlace();
+
     /** The unit a placement names, or empty when its name does not parse. */
     static Optional<ReplicatedUnit> of(ShardPlacement p) {
         try {
@@ -76,6 +82,11 @@ sealed interface ReplicatedUnit {
         }
 
         @Override
+        public boolean reopensInPlace() {
+            return true;
+        }
+
+        @Override
         public void load(Broker broker) throws FelixException {
             broker.stream(name).shard(shard).load().exceptionally(e -> null);
         }
@@ -102,6 +113,11 @@ sealed interface ReplicatedUnit {
         @Override
         public CompletableFuture<Void> reopen(Broker broker, FelixError reason) {
             return broker.caches().release(name, reason);
+        }
+
+        @Override
+        public boolean reopensInPlace() {
+            return false;
         }
 
         @Override

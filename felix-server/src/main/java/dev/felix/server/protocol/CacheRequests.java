@@ -72,6 +72,11 @@ final class CacheRequests {
                         .thenCompose(created -> Routing.leadsCache(context, name)
                                 ? onCurrent(context, name, created, cache -> cache.load().thenApply(info ->
                                         info(context, cache, info.entries(), info.nextOffset(), c.requestId())))
+                                        // The cache exists now; only its leadership is moving (this node is
+                                        // taking it over, or handing it on): answered as a non-leader answers.
+                                        .exceptionally(e -> context.cluster != null && leadershipMoving(e)
+                                                ? info(context, created, 0, 0, c.requestId())
+                                                : rethrow(e))
                                 // Another node serves it: loading it here would open (for a log cache, create) a
                                 // copy this node never serves, racing its release. Answered as a new cache.
                                 : CompletableFuture.completedFuture(info(context, created, 0, 0, c.requestId())))
@@ -125,6 +130,17 @@ final class CacheRequests {
             }
             return CompletableFuture.<WirePayload>failedFuture(e);
         }).thenCompose(f -> f);
+    }
+
+    /** Whether {@code e} says the cache's leadership is moving right now ({@code unavailable} or {@code not_leader}). */
+    private static boolean leadershipMoving(Throwable e) {
+        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+        return c instanceof FelixException fe && (fe.error().code() == dev.felix.core.ErrorCode.UNAVAILABLE
+                || fe.error().code() == dev.felix.core.ErrorCode.NOT_LEADER);
+    }
+
+    private static WirePayload rethrow(Throwable e) {
+        throw e instanceof CompletionException ce ? ce : new CompletionException(e);
     }
 
     private static CacheConfig config(Message.CacheCreate c, boolean clustered) throws FelixException {
