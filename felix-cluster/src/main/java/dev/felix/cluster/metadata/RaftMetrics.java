@@ -61,6 +61,10 @@ final class RaftMetrics implements AutoCloseable {
         long heartbeatsReceived();
     }
 
+    /** The objects the function counters read (see the constructor). */
+    private LongSupplier appendedCount;
+    private Source counted;
+
     RaftMetrics(MeterRegistry registry, Source source) {
         this.registry = registry;
         if (registry == null) {
@@ -74,6 +78,10 @@ final class RaftMetrics implements AutoCloseable {
         AtomicLong most = new AtomicLong();
         // monotonic, as a counter must be: a failed read (-1) or a truncated log never makes it go back
         LongSupplier appended = () -> most.accumulateAndGet(source.lastLogIndex() - startIndex, Math::max);
+        // Micrometer holds a function counter's object weakly: these fields hold them as long as the metrics live
+        // (a collected one reads 0 — it made RaftMetadataClusterTest flaky).
+        this.appendedCount = appended;
+        this.counted = source;
         meters.add(FunctionCounter.builder("felix.raft.log.entries.appended", appended, LongSupplier::getAsLong)
                 .description("entries appended to this node's metadata log since it started").register(registry));
         meters.add(FunctionCounter.builder("felix.raft.snapshots", source, Source::snapshotsTaken)
