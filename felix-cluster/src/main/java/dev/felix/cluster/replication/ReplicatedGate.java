@@ -68,6 +68,8 @@ final class ReplicatedGate implements CommitGate {
     private long ownWritten;
     private long ownDurable;
     private long committed;
+    /** Nothing at or past this commits here ({@link #seal}); {@code Long.MAX_VALUE} while unsealed. */
+    private long sealedAt = Long.MAX_VALUE;
     private final Map<String, long[]> positions = new HashMap<>();
     /** {end, deadline nanos} of quorum batches not yet committed, oldest first. */
     private final ArrayDeque<long[]> deadlines = new ArrayDeque<>();
@@ -126,13 +128,25 @@ final class ReplicatedGate implements CommitGate {
      * or null: the one a clean hand-off may promote.
      */
     synchronized String caughtUpFollower(java.util.Set<String> up) {
+        long needed = Math.min(ownWritten, sealedAt);
         for (String f : followers) {
             long[] pos = positions.get(f);
-            if (pos != null && up.contains(f) && (onCommit ? pos[1] : pos[0]) >= ownWritten) {
+            if (pos != null && up.contains(f) && (onCommit ? pos[1] : pos[0]) >= needed) {
                 return f;
             }
         }
         return null;
+    }
+
+    /**
+     * Before a hand-off: nothing appended from now on commits through this gate (it waits, and is answered when
+     * the gate closes). A hand-off promotes a follower holding everything below the returned offset; without the
+     * seal, a write appended meanwhile could still reach a majority with the other follower, at this epoch, and
+     * be acknowledged at an offset the new leader then gives to another write.
+     */
+    synchronized long seal() {
+        sealedAt = Math.min(sealedAt, ownWritten);
+        return sealedAt;
     }
 
     /** Offset below which readers may see records (the high watermark). */
@@ -400,7 +414,7 @@ final class ReplicatedGate implements CommitGate {
                 return;
             }
             long candidate = consistency == Consistency.LEADER ? ownDurable : majorityPosition();
-            candidate = Math.min(candidate, ownWritten);
+            candidate = Math.min(candidate, Math.min(ownWritten, sealedAt));
             if (candidate <= committed) {
                 return;
             }

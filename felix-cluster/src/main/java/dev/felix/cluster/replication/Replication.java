@@ -145,7 +145,11 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
     public int handOffAll(java.time.Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         int handed = 0;
-        for (ReplicatedGate gate : List.copyOf(leading.values())) {
+        List<ReplicatedGate> gates = List.copyOf(leading.values());
+        for (ReplicatedGate gate : gates) {
+            gate.seal(); // from here on nothing more commits at this epoch: the target must hold all that did
+        }
+        for (ReplicatedGate gate : gates) {
             java.util.Set<String> up = new java.util.HashSet<>();
             for (NodeInfo n : view.nodes()) {
                 if (n.up()) {

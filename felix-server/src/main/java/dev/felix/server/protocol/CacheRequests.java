@@ -36,6 +36,10 @@ final class CacheRequests {
 
     static CompletableFuture<WirePayload> handle(ServerContext context, String tenant, Message m, int negotiated) {
         try {
+            if (context.draining() && (m instanceof Message.CachePut || m instanceof Message.CacheDelete)) {
+                // As publishes: a stopping node takes no more writes (a cluster hands its caches off next).
+                throw new FelixException(dev.felix.core.ErrorCode.UNAVAILABLE, "the broker is shutting down");
+            }
             if (m instanceof Message.CachePut p) {
                 CacheName name = Routing.cacheName(tenant, p.tenantId(), p.namespace(), p.cache());
                 Duration ttl = p.ttlMs() == null ? null
