@@ -104,12 +104,27 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             } else {
                 reason = Closes.Reason.PROTOCOL_ERROR;
             }
-            String text = new String(close.reason(), StandardCharsets.UTF_8);
+            String text = reasonText(close);
             closedBy(Closes.By.CLIENT, reason, (close.isApplicationClose() ? "application" : "transport")
                     + " code " + close.error() + (text.isEmpty() ? "" : ", \"" + text + "\""));
             forget();
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * The close's reason phrase, empty when it has none. Netty's event holds a null array for an empty phrase (what
+     * the SDK and most clients send) and {@code reason()} then throws; that used to escape this handler as a
+     * "transport error", and the client's close went uncounted.
+     */
+    private static String reasonText(QuicConnectionCloseEvent close) {
+        byte[] reason;
+        try {
+            reason = close.reason();
+        } catch (NullPointerException none) {
+            return "";
+        }
+        return reason == null ? "" : new String(reason, StandardCharsets.UTF_8);
     }
 
     @Override

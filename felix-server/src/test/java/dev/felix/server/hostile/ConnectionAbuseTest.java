@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.felix.server.TestBroker;
+import dev.felix.server.metrics.Closes;
 import dev.felix.wire.AckMode;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
@@ -150,6 +151,24 @@ class ConnectionAbuseTest {
 
             assertFreshConnectionWorks(broker);
             assertThat(bystander.stopAndVerify()).isPositive();
+        }
+    }
+
+    /**
+     * A clean close with no reason phrase (code 0, empty reason: what most QUIC clients send) is the client's normal
+     * close, counted as such at once; it is not a transport error, and not left for the transport to account.
+     */
+    @Test
+    void aCloseWithoutAReasonPhrase_isTheClientsNormalClose() throws Exception {
+        try (TestBroker broker = start(); RawFelixClient raw = RawFelixClient.create(broker.server())) {
+            RawConnection c = raw.connect();
+            c.authenticated(Capabilities.ALL);
+            c.close();
+            await().atMost(Duration.ofSeconds(10)).until(() -> broker.server().metrics().closes
+                    .connectionCount(Closes.By.CLIENT, Closes.Reason.NORMAL) == 1);
+            assertThat(broker.server().metrics().connectionErrors.sum()).isZero();
+            assertThat(broker.server().metrics().closes.connectionCount(Closes.By.TRANSPORT, Closes.Reason.RESET))
+                    .isZero();
         }
     }
 
