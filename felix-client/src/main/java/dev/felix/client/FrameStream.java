@@ -1,6 +1,7 @@
 package dev.felix.client;
 
 import dev.felix.wire.ErrorCode;
+import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
@@ -37,8 +38,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Coalesced flushes.</b> {@link #write} may be called from any thread. It queues the frame and, unless a
  * flush is already pending, schedules one task on the event loop that writes every queued frame and flushes
  * once. A lone write is flushed by the next event-loop task (no timer, so no added latency at low rates);
- * writes made while that task is pending join it, so at high rates many frames share one flush and QUIC
- * packs them into full packets instead of sending one packet per publish. Order is kept: frames leave in the
+ * writes made while that task is pending join it, and are copied into one buffer ({@link FrameBatch}), so at
+ * high rates QUIC packs them into full packets instead of sending one packet per publish. Order is kept: frames leave in the
  * order they were queued, and {@link #finish}/{@link #close} run after everything queued before them.
  */
 final class FrameStream extends ChannelInboundHandlerAdapter {
@@ -68,6 +69,8 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
     private final Queue<Outgoing> outbox = new ConcurrentLinkedQueue<>();
     /** Whether a {@link #drain} task is scheduled and has not started yet. */
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** Merges the frames of one drain; event loop only, created on the first drain that has several. */
+    private FrameBatch batch;
     /** Frames written through {@link #write}, and the flushes that carried them (tests compare the two). */
     final LongAdder framesWritten = new LongAdder();
     final LongAdder flushes = new LongAdder();
@@ -135,17 +138,31 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         return promise;
     }
 
-    /** Event loop: writes every queued frame, then flushes once. */
+    /**
+     * Event loop: writes every queued frame, then flushes once. A lone frame is written as it is; several are
+     * copied into shared buffers ({@link FrameBatch}), since a QUIC stream sends a packet per buffer written.
+     */
     private void drain() {
         drainScheduled.set(false);
-        int n = 0;
-        for (Outgoing o; (o = outbox.poll()) != null; n++) {
-            channel.write(o.frame(), o.promise()); // a closed channel fails the promise and releases the frame
+        Outgoing first = outbox.poll();
+        if (first == null) {
+            return;
         }
-        if (n > 0) {
-            channel.flush();
-            flushes.increment();
+        Outgoing next = outbox.poll();
+        if (next == null) {
+            channel.write(first.frame(), first.promise()); // a closed channel fails the promise and releases the frame
+        } else {
+            if (batch == null) {
+                batch = new FrameBatch(channel);
+            }
+            batch.add(first.frame(), first.promise());
+            for (Outgoing o = next; o != null; o = outbox.poll()) {
+                batch.add(o.frame(), o.promise());
+            }
+            batch.write();
         }
+        channel.flush();
+        flushes.increment();
     }
 
     /** Runs {@code task} on the event loop; if it is gone, fails (and releases) what is queued instead. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.felix.server.TestBroker;
+import io.netty.handler.codec.quic.QuicConnectionStats;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link FrameStream} coalesces flushes: a lone publish is flushed by the next event-loop task, so it is
  * acknowledged with no timer involved; publishes made while a flush is pending join it, so many frames share
- * one flush (and so QUIC packets) — here made deterministic by holding the event loop while several threads
- * publish, so every frame is queued behind the one pending flush.
+ * one flush and one buffer (and so as few QUIC packets as they fill) — here made deterministic by holding the
+ * event loop while several threads publish, so every frame is queued behind the one pending flush. The broker's
+ * acknowledgements of one burst share a buffer too.
  */
 @Timeout(60)
 class FlushCoalescingTest {
@@ -55,6 +57,7 @@ class FlushCoalescingTest {
             Publisher p = c.publisher(S);
             FrameStream frames = p.frames();
             long flushesBefore = frames.flushes.sum();
+            QuicConnectionStats before = frames.channel().parent().collectStats().get(10, TimeUnit.SECONDS);
             CountDownLatch hold = new CountDownLatch(1);
             CountDownLatch held = new CountDownLatch(1);
             frames.channel().eventLoop().execute(() -> {
@@ -97,6 +100,13 @@ class FlushCoalescingTest {
             assertThat(offsets).last().isEqualTo((long) threads * each - 1);
             assertThat(frames.flushes.sum() - flushesBefore).as("one flush carried all %d frames", threads * each)
                     .isEqualTo(1);
+            // A QUIC stream sends at least a packet per buffer written: 200 frames written one by one (or 200 acks)
+            // would be at least 200 packets each way; merged, they fill about 15 packets (plus ACK-only packets).
+            QuicConnectionStats after = frames.channel().parent().collectStats().get(10, TimeUnit.SECONDS);
+            assertThat(after.sent() - before.sent()).as("packets carrying %d publishes", threads * each)
+                    .isLessThan(threads * each / 2);
+            assertThat(after.recv() - before.recv()).as("packets carrying %d acknowledgements", threads * each)
+                    .isLessThan(threads * each / 2);
         }
     }
 }

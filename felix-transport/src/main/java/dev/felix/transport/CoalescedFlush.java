@@ -9,8 +9,8 @@ import java.util.concurrent.RejectedExecutionException;
  * tasks. A QUIC stream sends at least one packet per buffer written to it, so replies written one by one (a
  * thousand subscriptions confirmed, a thousand credit grants) would cost a packet each, and a burst of them would
  * wait for the congestion window a few packets per round trip; {@link #write(ByteBuf) queued} here, they are copied
- * into one buffer that is written and flushed by one task queued behind them, so they leave in as few full packets
- * as they fill. A lone frame is sent by the very next task: no timer, no added latency at low rates.
+ * into one buffer ({@link FrameBatch}) that is written and flushed by one task queued behind them, so they leave in
+ * as few full packets as they fill. A lone frame is sent by the very next task: no timer, no added latency at low rates.
  *
  * <p>Frames written to the channel directly must not overtake queued ones: call {@link #writePending()} first.
  *
@@ -21,41 +21,24 @@ import java.util.concurrent.RejectedExecutionException;
  */
 public final class CoalescedFlush implements Runnable {
 
-    /** A merged buffer is written once it holds this much, so one burst never builds an unbounded copy. */
-    static final int MAX_MERGED_BYTES = 64 << 10;
-
     private final Channel channel;
-    private ByteBuf pending;
+    private final FrameBatch pending;
     private boolean scheduled;
 
     public CoalescedFlush(Channel channel) {
         this.channel = channel;
+        this.pending = new FrameBatch(channel);
     }
 
     /** Queues {@code frame} (released here) to leave with the other frames of this batch of tasks. Event loop only. */
     public void write(ByteBuf frame) {
-        try {
-            if (pending != null && pending.readableBytes() + frame.readableBytes() > MAX_MERGED_BYTES) {
-                writePending();
-            }
-            if (pending == null) {
-                pending = channel.alloc().directBuffer(Math.max(frame.readableBytes(), 2048), MAX_MERGED_BYTES
-                        + frame.readableBytes());
-            }
-            pending.writeBytes(frame);
-        } finally {
-            frame.release();
-        }
+        pending.add(frame, null);
         request();
     }
 
     /** Writes (without flushing) what {@link #write} queued, so a frame written directly next comes after it. */
     public void writePending() {
-        ByteBuf b = pending;
-        if (b != null) {
-            pending = null;
-            channel.write(b, channel.voidPromise());
-        }
+        pending.write();
     }
 
     /** Flushes the channel once the tasks already queued on its event loop have run. Event loop only. */
@@ -66,10 +49,7 @@ public final class CoalescedFlush implements Runnable {
                 channel.eventLoop().execute(this);
             } catch (RejectedExecutionException e) { // the event loop is shutting down: nothing will be sent
                 scheduled = false;
-                if (pending != null) {
-                    pending.release();
-                    pending = null;
-                }
+                pending.discard(e);
             }
         }
     }

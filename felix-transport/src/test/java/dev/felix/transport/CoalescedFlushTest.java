@@ -92,7 +92,7 @@ class CoalescedFlushTest {
 
     @Test
     void aBurstLargerThanTheMergeLimitIsWrittenInOrderInSeveralBuffers() {
-        String big = "x".repeat(CoalescedFlush.MAX_MERGED_BYTES - 10);
+        String big = "x".repeat(FrameBatch.MAX_MERGED_BYTES - 10);
         flush.write(frame(big));
         flush.write(frame("0123456789ab")); // does not fit beside it: the first buffer is written, a new one starts
         flush.write(frame("tail"));

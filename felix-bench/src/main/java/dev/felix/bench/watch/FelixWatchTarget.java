@@ -6,6 +6,7 @@ import dev.felix.client.CacheMirror;
 import dev.felix.client.CacheRef;
 import dev.felix.client.CacheSpec;
 import dev.felix.client.ClientConfig;
+import dev.felix.client.ClientResources;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;
 import dev.felix.transport.ClientTrust;
@@ -41,17 +42,24 @@ final class FelixWatchTarget implements WatchTarget {
     private final String name;
     private final CacheSpec spec;
     private final PeerProcess broker;
-    private final ClientConfig clientConfig;
+    /** The watchers' client configuration: {@link #watcherResources} shared. */
+    private final ClientConfig watcherConfig;
     private final FelixClient writerClient;
     private final Cache cache;
     private final List<FelixClient> watcherClients = new ArrayList<>();
+    /**
+     * The watchers' connections share event loops and handler threads, one of each per core, as a process holding a
+     * hundred connections should (the default, a thread of each per connection, puts 200 threads in this JVM).
+     */
+    private final ClientResources watcherResources;
 
-    private FelixWatchTarget(String name, CacheSpec spec, PeerProcess broker, ClientConfig clientConfig,
+    private FelixWatchTarget(String name, CacheSpec spec, PeerProcess broker, ClientConfig.Builder clientConfig,
             FelixClient writerClient, Cache cache) {
         this.name = name;
         this.spec = spec;
         this.broker = broker;
-        this.clientConfig = clientConfig;
+        this.watcherResources = ClientResources.create(0, 0);
+        this.watcherConfig = clientConfig.resources(watcherResources).build();
         this.writerClient = writerClient;
         this.cache = cache;
     }
@@ -97,9 +105,9 @@ final class FelixWatchTarget implements WatchTarget {
             if (!Files.exists(cert)) {
                 throw new IllegalStateException("the broker wrote no certificate at " + cert + ":\n" + p.logTail());
             }
-            ClientConfig config = ClientConfig.builder(ClientTrust.certificates(cert))
-                    .broker(new InetSocketAddress("127.0.0.1", quicPort)).tenant(CACHE.tenant()).build();
-            FelixClient writer = FelixClient.connect(config);
+            ClientConfig.Builder config = ClientConfig.builder(ClientTrust.certificates(cert))
+                    .broker(new InetSocketAddress("127.0.0.1", quicPort)).tenant(CACHE.tenant());
+            FelixClient writer = FelixClient.connect(config.build()); // the writer runs on threads of its own
             writer.caches().create(CACHE, spec);
             return new FelixWatchTarget(name, spec, p, config, writer, writer.cache(CACHE));
         } catch (Exception | Error e) {
@@ -117,7 +125,8 @@ final class FelixWatchTarget implements WatchTarget {
     public String describe() {
         return "Felix broker process (" + BROKER_HEAP + "), QUIC+TLS 1.3 loopback, cache backing=" + spec.backing()
                 + (spec.fsync() != null ? " fsync=" + spec.fsync() : "")
-                + "; writer: Cache.putAsync on one stream; watchers: CacheMirror, one client connection each";
+                + "; writer: Cache.putAsync on one stream; watchers: CacheMirror, one client connection each, sharing one"
+                + " ClientResources (an event loop and a handler thread per core)";
     }
 
     @Override
@@ -132,7 +141,7 @@ final class FelixWatchTarget implements WatchTarget {
 
     @Override
     public Watcher startWatcher(String prefix, Listener listener) {
-        FelixClient client = FelixClient.connect(clientConfig);
+        FelixClient client = FelixClient.connect(watcherConfig);
         synchronized (watcherClients) {
             watcherClients.add(client);
         }
@@ -208,6 +217,7 @@ final class FelixWatchTarget implements WatchTarget {
                 c.close();
             }
         }
+        watcherResources.close();
         writerClient.close();
         broker.close();
     }

@@ -2,6 +2,7 @@ package dev.felix.server.protocol;
 
 import dev.felix.core.FelixError;
 import dev.felix.core.stream.PublishListener;
+import dev.felix.wire.BinaryPayload;
 import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.BinaryPublishResult;
 import dev.felix.wire.Capabilities;
@@ -9,9 +10,9 @@ import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
 import dev.felix.wire.WirePayload;
+import dev.felix.transport.FrameBatch;
 import dev.felix.transport.StreamEnds;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -23,8 +24,9 @@ import java.util.function.Consumer;
  * Writes publish acknowledgements back on the stream the publishes came from.
  *
  * <p><b>Threads and buffers.</b> Completions arrive on any thread (a shard writer, or whichever completes a commit); they only
- * queue the reply and schedule a flush. Encoding and writing run on the stream's event loop. Each reply is encoded
- * into a new unpooled buffer that is handed to {@code write}; from then on Netty owns and releases it.
+ * queue the reply and schedule a flush. Encoding and writing run on the stream's event loop. The replies of one flush
+ * are encoded into one pooled direct buffer ({@link FrameBatch}; another once it holds 64 KiB) handed to
+ * {@code write}; from then on Netty owns and releases it.
  *
  * <p>Shard writers complete publishes on their own threads; acknowledgements are queued here and one
  * task per burst writes them all on the stream's event loop and flushes once. The reply encoding
@@ -50,6 +52,8 @@ final class AckWriter {
     private final ServerContext context;
     private final ConcurrentLinkedQueue<WirePayload> pending = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** The acks of one flush, merged into one buffer; event loop only. */
+    private final FrameBatch merged;
     /**
      * Replies owed and not yet written: counted when a listener is handed out (or a refusal queued),
      * uncounted only by {@link #flush} as it writes the reply. So a flush that drains the queue and
@@ -70,6 +74,7 @@ final class AckWriter {
         this.channel = channel;
         this.negotiated = negotiated;
         this.context = context;
+        this.merged = new FrameBatch(channel);
     }
 
     /** A listener that acknowledges request {@code requestId} when the shard accepts it. */
@@ -178,24 +183,23 @@ final class AckWriter {
         long readyAt = watchFramesAtReady; // read before clearing the flag, after which a new burst may set it
         scheduled.set(false);
         WirePayload ack;
-        WirePayload last = null; // held back so that the FIN, when the stream ends now, travels with it
+        boolean any = false;
         while ((ack = pending.poll()) != null) {
             outstanding.decrementAndGet();
             if (!channel.isActive()) {
                 continue; // the publisher went away; nobody to tell
             }
-            if (last != null) {
-                channel.write(encode(last), channel.voidPromise());
-            }
-            last = ack;
+            append(ack);
+            any = true;
         }
         boolean idle = onIdle != null && outstanding.get() == 0 && pending.isEmpty();
-        if (last != null) {
+        if (any) {
             context.metrics.replyWaitWatchFrames.record(Math.max(0, context.metrics.watchFramesWritten() - readyAt));
+            ByteBuf last = merged.take(); // so that the FIN, when the stream ends now, travels with the last acks
             if (idle && endStream.getAsBoolean()) {
-                StreamEnds.writeLast(channel, encode(last));
+                StreamEnds.writeLast(channel, last);
             } else {
-                channel.writeAndFlush(encode(last), channel.voidPromise());
+                channel.writeAndFlush(last, channel.voidPromise());
             }
         }
         if (idle) {
@@ -208,8 +212,20 @@ final class AckWriter {
         }
     }
 
-    private static ByteBuf encode(WirePayload ack) {
-        return Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack));
+    /**
+     * Encodes {@code ack} into the acks of this flush: one buffer for the burst (a QUIC stream sends a packet per
+     * buffer written), binary acks encoded in place.
+     */
+    private void append(WirePayload ack) {
+        if (ack instanceof BinaryPayload binary) {
+            int len = WireCodec.frameLength(binary);
+            ByteBuf room = merged.room(len);
+            WireCodec.encodeFrame(binary, room.nioBuffer(room.writerIndex(), len));
+            room.writerIndex(room.writerIndex() + len);
+        } else {
+            byte[] frame = WireCodec.encodeFrame(ack);
+            merged.room(frame.length).writeBytes(frame);
+        }
     }
 
     /** Runs {@code action} on the stream's event loop once queued acks are written. */
