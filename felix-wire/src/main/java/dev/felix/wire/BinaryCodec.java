@@ -517,17 +517,7 @@ final class BinaryCodec {
         if (p instanceof BinaryMuxEventBatch m) {
             byte[][] a = m.payloads().toArray(new byte[0][]);
             int[] channels = m.channels();
-            int shared = EventBatchEncoder.sharedFrameLength(true, a, 0, a.length);
-            if (dst.remaining() < checkedLength(payloadLength(m, null, null))) {
-                throw new BufferOverflowException();
-            }
-            EventBatchEncoder.encodeMuxPrefix(dst, channels, channels.length, shared);
-            BigEndian.put64(dst, m.baseOffset());
-            BigEndian.put32(dst, a.length);
-            for (byte[] b : a) {
-                BigEndian.put32(dst, b.length);
-                dst.put(b);
-            }
+            EventBatchEncoder.encodeMux(dst, channels, channels.length, m.baseOffset(), a, 0, a.length);
             return;
         }
         if (p instanceof BinarySharedEventBatch s) {

@@ -118,24 +118,13 @@ public final class EventBatchEncoder {
     }
 
     /**
-     * Writes the prefix of a multiplexed event batch frame (flags {@code 0x8024}, {@link BinaryMuxEventBatch})
-     * for {@code channels[0..count)}. The frame is this prefix followed by the body — everything after the
-     * 12-byte header — of the shared frame with base offset ({@code 0x0024}) of the same batch, which is
-     * {@code sharedFrameLength} bytes long header included. So a broker writes the encoded-once shared bytes
-     * behind a few bytes of its own per connection, copying nothing.
-     *
-     * @throws BufferOverflowException  if {@code dst} has fewer than {@link #muxPrefixLength} bytes left
-     * @throws IllegalArgumentException if {@code count} is not within 1..65535
+     * The prefix of a multiplexed event batch frame (flags {@code 0x8024}, {@link BinaryMuxEventBatch}) for
+     * {@code channels[0..count)}: header, channel count, channels. The rest of the frame is the body — everything
+     * after the 12-byte header — of the shared frame with base offset ({@code 0x0024}) of the same batch, which is
+     * {@code sharedFrameLength} bytes long header included.
      */
-    public static void encodeMuxPrefix(ByteBuffer dst, int[] channels, int count, int sharedFrameLength) {
-        if (count < 1 || count > BinaryMuxEventBatch.MAX_CHANNELS) {
-            throw new IllegalArgumentException("a mux frame lists 1.." + BinaryMuxEventBatch.MAX_CHANNELS
-                + " channels, not " + count);
-        }
+    private static void encodeMuxPrefix(ByteBuffer dst, int[] channels, int count, int sharedFrameLength) {
         int prefix = muxPrefixLength(count);
-        if (dst.remaining() < prefix) {
-            throw new BufferOverflowException();
-        }
         long payload = (long) prefix - FrameHeader.HEADER_LENGTH + sharedFrameLength - FrameHeader.HEADER_LENGTH;
         if (payload + FrameHeader.HEADER_LENGTH > FrameHeader.MAX_SUPPORTED_FRAME_BYTES) {
             throw new IllegalArgumentException("mux frame exceeds " + FrameHeader.MAX_SUPPORTED_FRAME_BYTES + " bytes");
@@ -145,6 +134,42 @@ public final class EventBatchEncoder {
         BigEndian.put16(dst, count);
         for (int i = 0; i < count; i++) {
             BigEndian.put32(dst, channels[i]);
+        }
+    }
+
+    /** Exact length (header included) of the multiplexed frame {@link #encodeMux} writes. */
+    public static int muxFrameLength(int channels, byte[][] payloads, int from, int count) {
+        return muxPrefixLength(channels) + sharedFrameLength(true, payloads, from, count) - FrameHeader.HEADER_LENGTH;
+    }
+
+    /**
+     * Writes a whole multiplexed event batch frame (flags {@code 0x8024}) for {@code channels[0..channelCount)}
+     * straight from the payload arrays: the same bytes as {@link #encodeMuxPrefix} followed by the body of
+     * {@link #encodeSharedWithOffset}, without a shared frame in between. A broker that writes into a buffer of the
+     * connection's own anyway saves a copy of every payload this way; what is per event and encoded again per
+     * connection is its four-byte length.
+     *
+     * @throws BufferOverflowException  if {@code dst} has fewer than {@link #muxFrameLength} bytes left (nothing is
+     *                                  written)
+     * @throws IllegalArgumentException if {@code channelCount} is not within 1..65535, or the frame is too large
+     */
+    public static void encodeMux(ByteBuffer dst, int[] channels, int channelCount, long baseOffset, byte[][] payloads,
+                                 int from, int count) {
+        if (channelCount < 1 || channelCount > BinaryMuxEventBatch.MAX_CHANNELS) {
+            throw new IllegalArgumentException("a mux frame lists 1.." + BinaryMuxEventBatch.MAX_CHANNELS
+                + " channels, not " + channelCount);
+        }
+        int shared = sharedFrameLength(true, payloads, from, count);
+        if (dst.remaining() < muxPrefixLength(channelCount) + shared - FrameHeader.HEADER_LENGTH) {
+            throw new BufferOverflowException();
+        }
+        encodeMuxPrefix(dst, channels, channelCount, shared);
+        BigEndian.put64(dst, baseOffset);
+        BigEndian.put32(dst, count);
+        for (int i = from, end = from + count; i < end; i++) {
+            byte[] p = payloads[i];
+            BigEndian.put32(dst, p.length);
+            dst.put(p);
         }
     }
 

@@ -70,6 +70,10 @@ class EventBatchEncoderTest {
                 check(EventBatchEncoder.subscriberFrameLength(true, PAYLOADS, f, c),
                     d -> EventBatchEncoder.encodeSubscriberWithOffset(d, 3, 9, PAYLOADS, f, c),
                     new BinaryEventBatch(3, 9L, slice));
+                int[] channels = {5, 70000};
+                check(EventBatchEncoder.muxFrameLength(2, PAYLOADS, f, c),
+                    d -> EventBatchEncoder.encodeMux(d, channels, 2, 9, PAYLOADS, f, c),
+                    new BinaryMuxEventBatch(channels, 9L, slice));
             }
         }
     }
@@ -131,6 +135,16 @@ class EventBatchEncoderTest {
         int len = EventBatchEncoder.sharedFrameLength(false, PAYLOADS, 0, 5);
         ByteBuffer dst = ByteBuffer.allocate(len - 1);
         assertThatThrownBy(() -> EventBatchEncoder.encodeShared(dst, PAYLOADS, 0, 5))
+            .isInstanceOf(BufferOverflowException.class);
+        assertThat(dst.position()).isZero();
+        assertThat(dst.array()).containsOnly(0);
+    }
+
+    @Test
+    void tooSmallDestinationWritesNoMuxFrame() {
+        int len = EventBatchEncoder.muxFrameLength(1, PAYLOADS, 0, 5);
+        ByteBuffer dst = ByteBuffer.allocate(len - 1);
+        assertThatThrownBy(() -> EventBatchEncoder.encodeMux(dst, new int[] {1}, 1, 0, PAYLOADS, 0, 5))
             .isInstanceOf(BufferOverflowException.class);
         assertThat(dst.position()).isZero();
         assertThat(dst.array()).containsOnly(0);

@@ -9,12 +9,10 @@ import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.transport.CoalescedFlush;
 import dev.felix.wire.Capabilities;
-import dev.felix.wire.EventBatchEncoder;
 import dev.felix.wire.Message;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.quic.QuicStreamChannel;
-import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -65,8 +63,6 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private final IdentityHashMap<EventBatch, ArrayList<Channel>> groups = new IdentityHashMap<>();
     private final ArrayList<EventBatch> order = new ArrayList<>();
     private int[] ids = new int[16];
-    /** Where each frame's per-connection prefix is encoded before it is copied into the frame. */
-    private ByteBuffer prefixScratch = ByteBuffer.allocate(256);
     private int nextChannel = 1;
     private boolean closed;
     /** One write and flush for the replies queued during a batch of event-loop tasks. */
@@ -242,11 +238,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     /** Writes {@code batch} once for the first {@code count} channels of {@code ids}, and counts it. */
     private void writeBatch(EventBatch batch, int[] ids, int count) {
         replies.writePending(); // a channel's events never overtake its mux_subscribed
-        int prefix = EventBatchEncoder.muxPrefixLength(count);
-        if (prefixScratch.capacity() < prefix) {
-            prefixScratch = ByteBuffer.allocate(Math.max(prefix, prefixScratch.capacity() * 2));
-        }
-        stream.write(Frames.muxEvents(stream.alloc(), batch, ids, count, prefixScratch), stream.voidPromise());
+        stream.write(Frames.muxEvents(stream.alloc(), batch, ids, count), stream.voidPromise());
         context.metrics.deliveredEvents.add((long) batch.eventCount() * count);
         context.metrics.muxFrames.increment();
         if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
