@@ -138,6 +138,11 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         return promise;
     }
 
+    /** The stream's buffer allocator (pooled), for frames encoded off the event loop. */
+    io.netty.buffer.ByteBufAllocator alloc() {
+        return channel.alloc();
+    }
+
     /**
      * Event loop: writes every queued frame, then flushes once. A lone frame is written as it is; several are
      * copied into shared buffers ({@link FrameBatch}), since a QUIC stream sends a packet per buffer written.

@@ -266,14 +266,39 @@ public final class Publisher implements AutoCloseable {
     }
 
     /** The frame of {@code message}, or {@code too_large} if its payload is over {@code max_frame_bytes}. */
+    /**
+     * The frame of {@code message}, refused before anything is allocated when it is larger than max_frame_bytes.
+     * A binary publish is encoded straight into a pooled direct buffer (what QUIC hands to quiche as it is; a heap
+     * frame would be copied into one first); JSON is encoded as bytes and wrapped.
+     */
     private io.netty.buffer.ByteBuf encodeWithin(WirePayload message) {
+        if (message instanceof dev.felix.wire.BinaryPayload binary) {
+            int length = dev.felix.wire.WireCodec.frameLength(binary);
+            checkWithin(length);
+            io.netty.buffer.ByteBuf frame = frames.alloc().directBuffer(length);
+            try {
+                dev.felix.wire.WireCodec.encodeFrame(binary, frame.internalNioBuffer(0, length));
+            } catch (RuntimeException e) {
+                frame.release();
+                throw e;
+            }
+            return frame.writerIndex(length);
+        }
         io.netty.buffer.ByteBuf frame = ClientFrames.encode(message);
-        long payload = frame.readableBytes() - (long) dev.felix.wire.FrameHeader.HEADER_LENGTH;
-        if (payload > config.maxFrameBytes) {
+        try {
+            checkWithin(frame.readableBytes());
+        } catch (FelixClientException e) {
             frame.release();
-            throw tooLarge("a frame of " + payload + " bytes");
+            throw e;
         }
         return frame;
+    }
+
+    private void checkWithin(int frameLength) {
+        long payload = frameLength - (long) dev.felix.wire.FrameHeader.HEADER_LENGTH;
+        if (payload > config.maxFrameBytes) {
+            throw tooLarge("a frame of " + payload + " bytes");
+        }
     }
 
     private FelixClientException tooLarge(String what) {
