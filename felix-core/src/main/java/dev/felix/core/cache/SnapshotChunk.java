@@ -19,4 +19,16 @@ public record SnapshotChunk(long offset, List<CacheEntry> entries, boolean last)
     public SnapshotChunk {
         entries = List.copyOf(entries);
     }
+
+    /**
+     * Consistent with the record's content equality, but reads only the offset, the size and the first key: the
+     * broker looks a chunk up once per watcher to share its encoded frame, and hashing every entry (up to 1 MiB
+     * of keys and values) each time showed in a profile of 100 mirrors starting together.
+     */
+    @Override
+    public int hashCode() {
+        int h = Long.hashCode(offset) * 31 + entries.size();
+        h = h * 31 + (entries.isEmpty() ? 0 : entries.get(0).key().hashCode());
+        return h * 2 + (last ? 1 : 0);
+    }
 }
