@@ -21,6 +21,7 @@ final class DeliveryCheck implements SubscriptionHandler {
     private final Map<Integer, Long> lastSeq = new HashMap<>();
     private long events;
     private long gaps;
+    private final Map<String, Long> gapReasons = new java.util.TreeMap<>();
 
     DeliveryCheck(String who, Consumer<String> failures, Runnable delivered) {
         this.who = who;
@@ -63,6 +64,7 @@ final class DeliveryCheck implements SubscriptionHandler {
     @Override
     public synchronized void onGap(Gap g) {
         gaps++;
+        gapReasons.merge(g.reason(), 1L, Long::sum);
         // An incarnation gap runs to "the end of the earlier numbering": the next offset is unknown.
         nextOffset = g.to() < 0 || g.to() == Long.MAX_VALUE ? -1 : g.to() + 1;
     }
@@ -73,5 +75,10 @@ final class DeliveryCheck implements SubscriptionHandler {
 
     synchronized long gaps() {
         return gaps;
+    }
+
+    /** How many gaps came for each reason. */
+    synchronized Map<String, Long> gapReasons() {
+        return Map.copyOf(gapReasons);
     }
 }
