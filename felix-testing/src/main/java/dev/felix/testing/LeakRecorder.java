@@ -1,8 +1,13 @@
 package dev.felix.testing;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.util.ResourceLeakDetector;
+import java.lang.ref.Reference;
+import java.lang.reflect.Field;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Netty's leak detector, recording every leak it reports so that {@link LeakCheckExtension} can fail the test
@@ -13,20 +18,67 @@ import java.util.List;
  * <p>Netty finds a leak when the garbage collector has reclaimed a buffer that was never released, and reports it
  * at the next allocation of that kind of resource; the report still goes to the log as usual.
  *
- * <p><b>Threads.</b> Reports arrive on any allocating thread; {@link #drain()} from any thread.
+ * <p>At PARANOID it also tells how many buffers are live ({@link #liveBuffers()}): allocated and not yet released.
+ * That is the honest figure of what a program holds, which the default adaptive allocator's metric (the chunks it
+ * keeps, used or not) does not give.
+ *
+ * <p><b>Threads.</b> Reports arrive on any allocating thread; {@link #drain()} and {@link #liveBuffers()} from
+ * any thread.
  */
 public final class LeakRecorder<T> extends ResourceLeakDetector<T> {
 
     private static final List<String> LEAKS = new ArrayList<>();
+    /** Every detector Netty made through this class (one per kind of resource). */
+    private static final List<LeakRecorder<?>> DETECTORS = new CopyOnWriteArrayList<>();
+
+    /** The buffers a program holds now: how many, and their capacity in bytes. */
+    public record Live(long buffers, long bytes) {
+    }
 
     public LeakRecorder(Class<?> resourceType, int samplingInterval) {
         super(resourceType, samplingInterval);
+        DETECTORS.add(this);
     }
 
     /** The constructor older Netty factories look for first. */
     @SuppressWarnings("deprecation")
     public LeakRecorder(Class<?> resourceType, int samplingInterval, long maxActive) {
         super(resourceType, samplingInterval, maxActive);
+        DETECTORS.add(this);
+    }
+
+    /**
+     * The Netty buffers allocated and not yet released, as the detectors track them (at PARANOID every buffer is
+     * tracked from allocation to its last {@code release()}); a buffer collected without that release counts until
+     * Netty reports it as a leak. Read from Netty's private tracking set (the pinned Netty version's
+     * {@code ResourceLeakDetector.allLeaks}, whose entries are weak references to the tracked buffers): there is no
+     * public view of it.
+     *
+     * @throws IllegalStateException if this Netty version keeps its tracking elsewhere
+     */
+    public static Live liveBuffers() {
+        long buffers = 0;
+        long bytes = 0;
+        for (LeakRecorder<?> detector : DETECTORS) {
+            for (Object tracker : tracked(detector)) {
+                if (tracker instanceof Reference<?> ref && ref.get() instanceof ByteBuf buf) {
+                    buffers++;
+                    bytes += buf.capacity();
+                }
+            }
+        }
+        return new Live(buffers, bytes);
+    }
+
+    private static Collection<?> tracked(ResourceLeakDetector<?> detector) {
+        try {
+            Field all = ResourceLeakDetector.class.getDeclaredField("allLeaks");
+            all.setAccessible(true);
+            return (Collection<?>) all.get(detector);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            throw new IllegalStateException("cannot read the buffers Netty's leak detector tracks (its private"
+                    + " field ResourceLeakDetector.allLeaks, as of Netty 4.2.18): " + e, e);
+        }
     }
 
     /** Whether the running JVM reports leaks through this class. */
