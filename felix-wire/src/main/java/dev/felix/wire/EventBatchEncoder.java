@@ -165,12 +165,7 @@ public final class EventBatchEncoder {
         }
         encodeMuxPrefix(dst, channels, channelCount, shared);
         BigEndian.put64(dst, baseOffset);
-        BigEndian.put32(dst, count);
-        for (int i = from, end = from + count; i < end; i++) {
-            byte[] p = payloads[i];
-            BigEndian.put32(dst, p.length);
-            dst.put(p);
-        }
+        putEvents(dst, payloads, from, count);
     }
 
     // ------------------------------------------------------------ per-subscriber 0x0002 / 0x0022
@@ -246,6 +241,11 @@ public final class EventBatchEncoder {
         if (withBaseOffset) {
             BigEndian.put64(dst, baseOffset);
         }
+        putEvents(dst, payloads, from, count);
+    }
+
+    /** The events part every batch layout ends with: the count, then each payload behind its length. */
+    private static void putEvents(ByteBuffer dst, byte[][] payloads, int from, int count) {
         BigEndian.put32(dst, count);
         for (int i = from, end = from + count; i < end; i++) {
             byte[] p = payloads[i];
