@@ -61,7 +61,7 @@ public final class FrameBatch {
 
     /**
      * The merged buffer with at least {@code len} writable bytes, for a caller that encodes a frame straight into it
-     * (then {@link #attach} its promise, if any). The buffer merged so far is written first when {@code len} more
+     * (a frame with no promise of its own). The buffer merged so far is written first when {@code len} more
      * would take it past {@link #MAX_MERGED_BYTES}.
      */
     public ByteBuf room(int len) {
@@ -76,7 +76,7 @@ public final class FrameBatch {
     }
 
     /** Completes {@code promise} (ignored when null or void) with the write of the frame just merged. */
-    public void attach(ChannelPromise promise) {
+    private void attach(ChannelPromise promise) {
         if (promise == null || promise.isVoid()) {
             return;
         }
