@@ -239,6 +239,28 @@ class CliLauncherTest {
     }
 
     @Test
+    void launcher_runsOnTheNewestJdkOf21OrLaterItFinds() throws Exception {
+        Launcher.Result r = felix.run("--version");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.out()).as("the JDK the launcher should choose on this machine")
+                .contains("Java " + JdkChoice.expectedFeature() + ".");
+    }
+
+    @Test
+    void felixJavaHome_choosesTheJdkOutright() {
+        // This test's own JDK (17 under .ci/run), which the launcher would not choose by itself where a 21+ is installed.
+        Launcher own = new Launcher(dir, Map.of("FELIX_JAVA_HOME", System.getProperty("java.home")));
+        Launcher.Result r = own.run("--version");
+        assertThat(r.code()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("Java " + Runtime.version().feature() + ".");
+
+        Launcher.Result bad = new Launcher(dir, Map.of("FELIX_JAVA_HOME", dir.resolve("no-jdk").toString())).run("--version");
+        assertThat(bad.code()).isEqualTo(2);
+        assertThat(bad.out()).isEmpty();
+        assertThat(bad.err()).contains("FELIX_JAVA_HOME=" + dir.resolve("no-jdk")).contains("has no bin/java");
+    }
+
+    @Test
     void readmeSequence_fromAnOffsetWorksWhenRunInOrder() throws Exception {
         // The README's quickstart, then the pub/sub lines of its "More commands" block, in order, as typed.
         Launcher readme = new Launcher(dir, Map.of("FELIX_BROKER", "127.0.0.1:" + server.quicAddress().getPort(),

@@ -9,6 +9,7 @@ import dev.felix.client.ClientConfig;
 import dev.felix.client.ClientResources;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;
+import dev.felix.demos.cluster.NodeProcess;
 import dev.felix.transport.ClientTrust;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -92,9 +93,12 @@ final class FelixWatchTarget implements WatchTarget {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 BROKER_HEAP));
         String extra = System.getenv(BROKER_JAVA_OPTS);
-        if (extra != null && !extra.isBlank()) {
-            cmd.addAll(List.of(extra.trim().split("\\s+")));
+        List<String> extraOptions = extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+        // The collector `./felix server` chooses on this JDK, unless the extra options choose one.
+        if (extraOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+            cmd.addAll(NodeProcess.SERVER_JVM);
         }
+        cmd.addAll(extraOptions);
         cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BrokerMain.class.getName(),
                 "data_dir=" + data, "quic_bind=127.0.0.1:" + quicPort, "http_bind=127.0.0.1:" + httpPort));
         settings.forEach((k, v) -> cmd.add(k + "=" + v));
@@ -123,7 +127,8 @@ final class FelixWatchTarget implements WatchTarget {
 
     @Override
     public String describe() {
-        return "Felix broker process (" + BROKER_HEAP + "), QUIC+TLS 1.3 loopback, cache backing=" + spec.backing()
+        return "Felix broker process (" + BROKER_HEAP + ", Java " + Runtime.version().feature() + ", the collector ./felix server"
+                + " chooses), QUIC+TLS 1.3 loopback, cache backing=" + spec.backing()
                 + (spec.fsync() != null ? " fsync=" + spec.fsync() : "")
                 + "; writer: Cache.putAsync on one stream; watchers: CacheMirror, one client connection each, sharing one"
                 + " ClientResources (an event loop and a handler thread per core)";
