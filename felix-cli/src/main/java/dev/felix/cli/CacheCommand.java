@@ -249,12 +249,12 @@ final class CacheCommand implements Runnable {
             CacheRef ref = parse(cache);
             if (client.brokers.size() > 1) { // follows the cache from node to node (ClusterMirror)
                 try (FelixCluster cl = client.cluster(ref.tenant()); ClusterMirror mirror = cl.mirror(ref, prefix)) {
-                    return follow(mirror.snapshot(), mirror::addListener, mirror::endCause);
+                    return follow(mirror::snapshotAndListen, mirror::endCause);
                 }
             }
             try (FelixClient c = client.connect(ref.tenant())) {
                 CacheMirror mirror = c.mirror(ref, prefix);
-                int status = follow(mirror.snapshot(), mirror::addListener, mirror::endCause);
+                int status = follow(mirror::snapshotAndListen, mirror::endCause);
                 mirror.close();
                 return status;
             }
@@ -264,32 +264,41 @@ final class CacheCommand implements Runnable {
          * Prints the snapshot, then every change (and a {@code reset} line with the offset when the copy was
          * replaced by a snapshot of the cache's new home), until {@code --count} changes or the mirror ends.
          */
-        private int follow(java.util.Map<String, byte[]> snapshot,
-                java.util.function.Consumer<CacheMirror.Listener> listen,
+        private int follow(java.util.function.Function<CacheMirror.Listener, CacheMirror.Copy> snapshotAndListen,
                 java.util.function.Supplier<dev.felix.client.FelixClientException> ended) throws InterruptedException {
             CountDownLatch done = new CountDownLatch(1);
             long[] seen = {0};
-            snapshot.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey()).forEach(e ->
-                    System.out.println("snapshot\tput\t" + e.getKey() + "\t"
-                            + new String(e.getValue(), StandardCharsets.UTF_8)));
-            System.out.flush();
-            listen.accept(new CacheMirror.Listener() {
+            // Changes arrive on the connection's event loop from the moment the listener is added: they wait for
+            // the snapshot's lines, which print under the same lock.
+            Object lines = new Object();
+            CacheMirror.Listener printer = new CacheMirror.Listener() {
                 @Override
                 public void onChange(String key, byte[] value, long offset) {
-                    System.out.println(offset + "\t" + (value == null ? "delete" : "put") + "\t" + key
-                            + (value == null ? "" : "\t" + new String(value, StandardCharsets.UTF_8)));
-                    System.out.flush();
-                    if (count != null && ++seen[0] >= count) {
-                        done.countDown();
+                    synchronized (lines) {
+                        System.out.println(offset + "\t" + (value == null ? "delete" : "put") + "\t" + key
+                                + (value == null ? "" : "\t" + new String(value, StandardCharsets.UTF_8)));
+                        System.out.flush();
+                        if (count != null && ++seen[0] >= count) {
+                            done.countDown();
+                        }
                     }
                 }
 
                 @Override
                 public void onReset(long offset) {
-                    System.out.println(offset + "\treset");
-                    System.out.flush();
+                    synchronized (lines) {
+                        System.out.println(offset + "\treset");
+                        System.out.flush();
+                    }
                 }
-            });
+            };
+            synchronized (lines) {
+                CacheMirror.Copy snapshot = snapshotAndListen.apply(printer);
+                snapshot.entries().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey()).forEach(e ->
+                        System.out.println("snapshot\tput\t" + e.getKey() + "\t"
+                                + new String(e.getValue(), StandardCharsets.UTF_8)));
+                System.out.flush();
+            }
             // Without --count: until interrupted (Ctrl-C) or the watch fails.
             while (!done.await(200, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                 if (ended.get() != null) {

@@ -100,7 +100,7 @@ final class Launcher {
         b.environment().put("FELIX_CLASSPATH", productClassPath());
         b.environment().put("FELIX_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         b.environment().put("FELIX_LOG_LEVEL", "warn");
-        for (String k : List.of("FELIX_BROKER", "FELIX_CA", "FELIX_TOKEN", "FELIX_CONFIG", "FELIX_DATA_DIR")) {
+        for (String k : List.of("FELIX_BROKER", "FELIX_CA", "FELIX_TOKEN", "FELIX_CONFIG", "FELIX_DATA_DIR", "FELIX_JAVA_HOME")) {
             b.environment().remove(k);
         }
         b.environment().putAll(env);

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
@@ -161,8 +162,58 @@ public final class CacheMirror implements AutoCloseable {
         return endCause;
     }
 
+    /**
+     * Adds a listener for changes applied from now on. Changes are applied on the connection's event loop, so one
+     * may land between a {@link #snapshot()} taken on another thread and this call: to print or copy the state and
+     * then follow it, use {@link #snapshotAndListen}.
+     */
     public void addListener(Listener listener) {
         listeners.add(listener);
+    }
+
+    /** The local copy at one change offset: every change below {@code nextOffset} is in {@code entries}. */
+    public record Copy(Map<String, byte[]> entries, long nextOffset) {
+    }
+
+    /**
+     * Adds {@code listener} and returns a copy of the local state taken at the same moment, on the event loop that
+     * applies changes: the listener receives exactly the changes from the copy's {@code nextOffset} on (a prefix
+     * mirror's offsets may skip those of other keys), never one the copy holds, and none is missed between the two.
+     * Waits for the event loop at most the request timeout; must not be called with a lock a listener takes.
+     */
+    public Copy snapshotAndListen(Listener listener) {
+        io.netty.channel.EventLoop loop;
+        FrameStream s = stream;
+        try {
+            loop = s != null ? s.channel().eventLoop() : client.connection().eventLoop();
+        } catch (FelixClientException e) {
+            return copyAndAdd(listener); // no watch and no connection: no change can arrive any more
+        }
+        if (loop.inEventLoop()) {
+            return copyAndAdd(listener);
+        }
+        CompletableFuture<Copy> copy = new CompletableFuture<>();
+        try {
+            loop.execute(() -> copy.complete(copyAndAdd(listener)));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return copyAndAdd(listener); // the event loop has shut down: no change can arrive any more
+        }
+        try {
+            return copy.get(client.config().requestTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FelixClientException(ErrorCode.TIMEOUT, "interrupted while copying the mirror of " + ref);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new FelixClientException(ErrorCode.TIMEOUT, "the event loop of the mirror of " + ref
+                    + " did not run the copy within the request timeout");
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+    }
+
+    private Copy copyAndAdd(Listener listener) {
+        listeners.add(listener);
+        return new Copy(Collections.unmodifiableMap(new HashMap<>(data)), nextOffset);
     }
 
     /**

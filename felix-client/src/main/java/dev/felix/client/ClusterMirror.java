@@ -95,8 +95,22 @@ public final class ClusterMirror implements AutoCloseable {
 
     /** Adds a listener for applied changes and resets, here and at every later home. */
     public void addListener(CacheMirror.Listener listener) {
-        listeners.add(listener);
-        current.addListener(listener);
+        synchronized (listeners) { // not between install's copy of the listeners and its switch to a new home
+            listeners.add(listener);
+            current.addListener(listener);
+        }
+    }
+
+    /**
+     * {@link #addListener} with a copy of the local state taken at the same moment at the current home
+     * ({@link CacheMirror#snapshotAndListen}): no change is both in the copy and given to the listener, and none is
+     * missed; a later home is announced with {@code onReset}. Must not be called from a listener.
+     */
+    public CacheMirror.Copy snapshotAndListen(CacheMirror.Listener listener) {
+        synchronized (listeners) {
+            listeners.add(listener);
+            return current.snapshotAndListen(listener);
+        }
     }
 
     @Override
@@ -112,17 +126,22 @@ public final class ClusterMirror implements AutoCloseable {
     // ------------------------------------------------------------------ moving
 
     private void install(CacheMirror m) {
-        for (CacheMirror.Listener l : listeners) {
-            m.addListener(l);
+        CacheMirror old;
+        List<CacheMirror.Listener> moved; // only these are told of the new home: a later one's copy is from it
+        synchronized (listeners) {
+            moved = List.copyOf(listeners);
+            for (CacheMirror.Listener l : moved) {
+                m.addListener(l);
+            }
+            old = current;
+            current = m;
         }
-        CacheMirror old = current;
-        current = m;
         long n = homes.incrementAndGet();
         if (old != null) {
             old.close();
         }
         if (n > 1) {
-            for (CacheMirror.Listener l : listeners) {
+            for (CacheMirror.Listener l : moved) {
                 l.onReset(m.appliedOffset()); // the copy was replaced by the new home's snapshot
             }
         }

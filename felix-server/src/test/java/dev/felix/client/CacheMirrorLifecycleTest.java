@@ -102,6 +102,94 @@ class CacheMirrorLifecycleTest {
         }
     }
 
+    /** A listener of {@code snapshotAndListen}: the offsets and puts it received, cheap to add to. */
+    private static final class Follower implements CacheMirror.Listener {
+        final List<Long> offsets = java.util.Collections.synchronizedList(new ArrayList<>());
+        final Map<String, String> puts = new java.util.concurrent.ConcurrentHashMap<>();
+        volatile boolean reset;
+
+        @Override
+        public void onChange(String key, byte[] value, long offset) {
+            offsets.add(offset);
+            puts.put(key, text(value));
+        }
+
+        @Override
+        public void onReset(long offset) {
+            reset = true;
+        }
+
+        long lastOffset() {
+            synchronized (offsets) {
+                return offsets.isEmpty() ? -1 : offsets.get(offsets.size() - 1);
+            }
+        }
+    }
+
+    @Test
+    void snapshotAndListen_whileChangesArrive_eachListenerGetsExactlyTheChangesAfterItsCopy() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir); FelixClient writer = broker.connect();
+                FelixClient watcher = broker.connect(); Cache cache = writer.cache(CONFIG)) {
+            cache.put("k0", bytes("0"), null);
+            CacheMirror mirror = watcher.mirror(CONFIG, null);
+            int puts = 6_000;
+            CompletableFuture<Long> writes = CompletableFuture.supplyAsync(() -> {
+                // Pipelined, up to 32 in flight: changes reach the watcher in a steady stream of bursts.
+                java.util.concurrent.Semaphore window = new java.util.concurrent.Semaphore(32);
+                java.util.concurrent.atomic.AtomicLong last = new java.util.concurrent.atomic.AtomicLong(-1);
+                List<CompletableFuture<Long>> all = new ArrayList<>();
+                for (int i = 1; i <= puts; i++) {
+                    window.acquireUninterruptibly();
+                    all.add(cache.putAsync("k" + (i % 40), bytes(Integer.toString(i)), null)
+                            .whenComplete((o, e) -> {
+                                if (o != null) {
+                                    last.accumulateAndGet(o, Math::max);
+                                }
+                                window.release();
+                            }));
+                }
+                CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+                return last.get();
+            });
+            // Copies taken while changes keep landing on the watcher's event loop: with a copy and a listener
+            // added one after the other, a change landing between them is missed or seen twice.
+            List<CacheMirror.Copy> copies = new ArrayList<>();
+            List<Follower> followers = new ArrayList<>();
+            while (!writes.isDone() && copies.size() < 200) {
+                Follower f = new Follower();
+                copies.add(mirror.snapshotAndListen(f));
+                followers.add(f);
+                java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1)); // spread them out
+            }
+            long last = writes.get(60, TimeUnit.SECONDS);
+            assertThat(copies).as("copies taken while the puts ran").hasSizeGreaterThan(10);
+            // Every follower whose copy was taken before the last put has received it (listeners run after the
+            // mirror advances its offset, so the offset alone does not say they have).
+            await().atMost(Duration.ofSeconds(20)).until(() -> mirror.appliedOffset() == last + 1);
+            for (int i = 0; i < copies.size(); i++) {
+                Follower f = followers.get(i);
+                if (copies.get(i).nextOffset() <= last) {
+                    await().atMost(Duration.ofSeconds(20)).until(() -> f.lastOffset() == last);
+                }
+            }
+
+            Map<String, String> finalState = textMap(mirror.snapshot());
+            for (int i = 0; i < copies.size(); i++) {
+                CacheMirror.Copy copy = copies.get(i);
+                Follower f = followers.get(i);
+                List<Long> expected = new ArrayList<>();
+                for (long o = copy.nextOffset(); o <= last; o++) {
+                    expected.add(o);
+                }
+                assertThat(f.offsets).as("copy %d at offset %d", i, copy.nextOffset()).isEqualTo(expected);
+                assertThat(f.reset).as("no snapshot replaced copy %d", i).isFalse();
+                Map<String, String> replayed = new HashMap<>(textMap(copy.entries()));
+                replayed.putAll(f.puts);
+                assertThat(replayed).as("copy %d plus its listener's changes", i).isEqualTo(finalState);
+            }
+        }
+    }
+
     @Test
     void aPrefixMirror_holdsOnlyTheKeysUnderIt() throws Exception {
         try (TestBroker broker = TestBroker.start(dir); FelixClient c = broker.connect(); Cache cache = c.cache(CONFIG)) {

@@ -1,16 +1,11 @@
 package dev.felix.transport;
 
+import static dev.felix.transport.WriteRecorder.frame;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -20,36 +15,13 @@ import org.junit.jupiter.api.Test;
  */
 class CoalescedFlushTest {
 
-    /** Counts what reaches the head of the pipeline: each write's buffer, and flushes. */
-    private static final class Recorder extends ChannelOutboundHandlerAdapter {
-        final List<String> writes = new ArrayList<>();
-        int flushes;
-
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            ByteBuf b = (ByteBuf) msg;
-            writes.add(b.toString(StandardCharsets.US_ASCII));
-            b.release();
-            promise.trySuccess();
-        }
-
-        @Override
-        public void flush(ChannelHandlerContext ctx) {
-            flushes++;
-        }
-    }
-
-    private final Recorder recorder = new Recorder();
+    private final WriteRecorder recorder = new WriteRecorder();
     private final EmbeddedChannel channel = new EmbeddedChannel(recorder);
     private final CoalescedFlush flush = new CoalescedFlush(channel);
 
     @AfterEach
     void close() {
         channel.finishAndReleaseAll();
-    }
-
-    private static ByteBuf frame(String s) {
-        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
     }
 
     @Test

@@ -1,18 +1,14 @@
 package dev.felix.transport;
 
+import static dev.felix.transport.WriteRecorder.frame;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,35 +19,13 @@ import org.junit.jupiter.api.Test;
  */
 class FrameBatchTest {
 
-    /** Records each write's content; fails writes while {@link #failing}. */
-    private static final class Recorder extends ChannelOutboundHandlerAdapter {
-        final List<String> writes = new ArrayList<>();
-        boolean failing;
-
-        @Override
-        public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-            ByteBuf b = (ByteBuf) msg;
-            writes.add(b.toString(StandardCharsets.US_ASCII));
-            b.release();
-            if (failing) {
-                promise.tryFailure(new IOException("stream reset"));
-            } else {
-                promise.trySuccess();
-            }
-        }
-    }
-
-    private final Recorder recorder = new Recorder();
+    private final WriteRecorder recorder = new WriteRecorder();
     private final EmbeddedChannel channel = new EmbeddedChannel(recorder);
     private final FrameBatch batch = new FrameBatch(channel);
 
     @AfterEach
     void close() {
         channel.finishAndReleaseAll();
-    }
-
-    private static ByteBuf frame(String s) {
-        return Unpooled.copiedBuffer(s, StandardCharsets.US_ASCII);
     }
 
     @Test

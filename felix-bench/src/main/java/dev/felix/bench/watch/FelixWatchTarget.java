@@ -127,8 +127,11 @@ final class FelixWatchTarget implements WatchTarget {
 
     @Override
     public String describe() {
-        return "Felix broker process (" + BROKER_HEAP + ", Java " + Runtime.version().feature() + ", the collector ./felix server"
-                + " chooses), QUIC+TLS 1.3 loopback, cache backing=" + spec.backing()
+        String extra = System.getenv(BROKER_JAVA_OPTS);
+        String collector = extra != null && extra.matches(".*-XX:\\+Use\\w*GC.*")
+                ? "the collector " + BROKER_JAVA_OPTS + " names" : "./felix server's collector";
+        return "Felix broker process (" + BROKER_HEAP + ", Java " + Runtime.version().feature() + ", " + collector
+                + "), QUIC+TLS 1.3 loopback, cache backing=" + spec.backing()
                 + (spec.fsync() != null ? " fsync=" + spec.fsync() : "")
                 + "; writer: Cache.putAsync on one stream; watchers: CacheMirror, one client connection each, sharing one"
                 + " ClientResources (an event loop and a handler thread per core)";

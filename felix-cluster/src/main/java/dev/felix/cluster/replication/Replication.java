@@ -121,6 +121,16 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
         leadable(ref, keyOf(ref));
     }
 
+    /**
+     * Whether this node leads {@code ref} online but has not finished taking it over yet (its follower copy is
+     * still closing, for a moment after a placement or a move): a refusal now is worth asking again shortly.
+     */
+    public boolean takingOver(LogRef ref) {
+        ShardKey key = keyOf(ref);
+        return view.placement(key).filter(p -> localNode.equals(p.leader()) && p.status() == ShardStatus.ONLINE
+                && !manager.readyToLead(key, p.epoch())).isPresent();
+    }
+
     /** The unit's placement, provided this node leads it online and its follower copy has closed. */
     private ShardPlacement leadable(LogRef ref, ShardKey key) throws FelixException {
         ShardPlacement p = view.placement(key).orElseThrow(() -> new FelixException(ErrorCode.UNAVAILABLE,

@@ -206,6 +206,11 @@ public final class Shard {
         return result;
     }
 
+    /** The log this shard writes, as the gates know it; null for a shard without a log. */
+    public LogRef logRef() {
+        return log != null ? ref : null;
+    }
+
     /** Whether the shard keeps a log. */
     public boolean durable() {
         return log != null;

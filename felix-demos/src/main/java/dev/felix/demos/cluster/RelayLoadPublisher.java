@@ -1,9 +1,11 @@
 package dev.felix.demos.cluster;
 
 import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
 import dev.felix.client.PublishAck;
 import dev.felix.client.Publisher;
 import dev.felix.client.StreamRef;
+import dev.felix.wire.ErrorCode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,11 +46,28 @@ final class RelayLoadPublisher implements AutoCloseable {
         this.publisher = client.publisher(stream);
     }
 
-    /** Publishes one event and waits for it: the run's warm-up. */
-    long publishOne(String payload) {
-        long o = publisher.publish(payload.getBytes(StandardCharsets.UTF_8)).firstOffset();
-        last = Math.max(last, o);
-        return o;
+    /** How long the warm-up publish is retried while the leader answers {@code unavailable}. */
+    static final long WARM_UP_PATIENCE_MILLIS = 30_000;
+
+    /**
+     * Publishes one event and waits for it: the run's warm-up. A leader that was just placed answers {@code
+     * unavailable} until it has taken the shard over, so that answer is retried (every 50 ms, for at most {@link
+     * #WARM_UP_PATIENCE_MILLIS}); an unavailable publish wrote nothing, so the retry cannot duplicate it.
+     */
+    long publishOne(String payload) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WARM_UP_PATIENCE_MILLIS);
+        while (true) {
+            try {
+                long o = publisher.publish(payload.getBytes(StandardCharsets.UTF_8)).firstOffset();
+                last = Math.max(last, o);
+                return o;
+            } catch (FelixClientException e) {
+                if (e.code() != ErrorCode.UNAVAILABLE || System.nanoTime() - deadline >= 0) {
+                    throw e;
+                }
+                Thread.sleep(50); // pacing a retry against the leader, not awaiting a condition here
+            }
+        }
     }
 
     void beginStep() {

@@ -85,11 +85,44 @@ final class Admin {
                 shards.add(CompletableFuture.completedFuture(stream.shard(i).info()));
                 continue;
             }
-            shards.add(stream.shard(i).load());
+            shards.add(context.replication != null
+                    ? loadLed(context.replication, stream.shard(i), System.nanoTime() + TAKEOVER_WAIT.toNanos())
+                    : stream.shard(i).load());
         }
         return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new StreamInfo(stream.name(), stream.config(),
                         shards.stream().map(CompletableFuture::join).toList()));
+    }
+
+    /**
+     * How long a create or describe waits for a shard this node was just made leader of and is still taking over
+     * (for about a second after a placement), so that a stream whose create returned takes publishes at once.
+     */
+    static final Duration TAKEOVER_WAIT = Duration.ofSeconds(5);
+    private static final long TAKEOVER_POLL_MILLIS = 50;
+
+    /**
+     * A led shard's info once its log is open. While the load is refused because this node is still taking the
+     * shard over, it is asked again every {@link #TAKEOVER_POLL_MILLIS} ms until {@code deadlineNanos}; any other
+     * refusal, and the takeover's after the deadline, is the reply.
+     */
+    private static CompletableFuture<ShardInfo> loadLed(dev.felix.cluster.replication.Replication replication,
+            dev.felix.core.stream.Shard shard, long deadlineNanos) {
+        return shard.load().handle((info, e) -> {
+            if (e == null) {
+                return CompletableFuture.completedFuture(info);
+            }
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            boolean takingOver = cause instanceof FelixException fe && fe.error().code() == ErrorCode.UNAVAILABLE
+                    && shard.logRef() != null && replication.takingOver(shard.logRef());
+            if (!takingOver || System.nanoTime() - deadlineNanos >= 0) {
+                return CompletableFuture.<ShardInfo>failedFuture(cause);
+            }
+            // Runnable::run: the delay's own thread asks the shard, whose loop does the work.
+            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TAKEOVER_POLL_MILLIS,
+                    java.util.concurrent.TimeUnit.MILLISECONDS, Runnable::run))
+                    .thenCompose(v -> loadLed(replication, shard, deadlineNanos));
+        }).thenCompose(f -> f);
     }
 
     /** The error reply for a failed request (and its count in the error metric). */
