@@ -25,8 +25,9 @@ public final class GcWatch implements AutoCloseable {
         if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
             GarbageCollectionNotificationInfo info =
                     GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
-            // G1's concurrent cycle reports its (non-pausing) duration too; only pauses stop delivery.
-            if (info.getGcName().contains("Concurrent")) {
+            // G1's concurrent cycle reports its (non-pausing) duration too, and ZGC reports every cycle ("ZGC Minor
+            // Cycles", "ZGC Major Cycles") beside its pauses ("ZGC Minor Pauses"): only pauses stop delivery.
+            if (info.getGcName().contains("Concurrent") || info.getGcName().endsWith("Cycles")) {
                 return;
             }
             long ms = info.getGcInfo().getDuration();
