@@ -92,10 +92,8 @@ final class FelixWatchTarget implements WatchTarget {
         Path data = workDir.resolve("data");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 BROKER_HEAP));
-        String extra = System.getenv(BROKER_JAVA_OPTS);
-        List<String> extraOptions = extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
-        // The collector `./felix server` chooses on this JDK, unless the extra options choose one.
-        if (extraOptions.stream().noneMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"))) {
+        List<String> extraOptions = extraOptions();
+        if (!choosesCollector(extraOptions)) { // the collector `./felix server` chooses on this JDK
             cmd.addAll(NodeProcess.SERVER_JVM);
         }
         cmd.addAll(extraOptions);
@@ -125,10 +123,19 @@ final class FelixWatchTarget implements WatchTarget {
         return name;
     }
 
+    /** {@link #BROKER_JAVA_OPTS}, split into options. */
+    private static List<String> extraOptions() {
+        String extra = System.getenv(BROKER_JAVA_OPTS);
+        return extra == null || extra.isBlank() ? List.of() : List.of(extra.trim().split("\\s+"));
+    }
+
+    private static boolean choosesCollector(List<String> options) {
+        return options.stream().anyMatch(o -> o.startsWith("-XX:+Use") && o.endsWith("GC"));
+    }
+
     @Override
     public String describe() {
-        String extra = System.getenv(BROKER_JAVA_OPTS);
-        String collector = extra != null && extra.matches(".*-XX:\\+Use\\w*GC.*")
+        String collector = choosesCollector(extraOptions())
                 ? "the collector " + BROKER_JAVA_OPTS + " names" : "./felix server's collector";
         return "Felix broker process (" + BROKER_HEAP + ", Java " + Runtime.version().feature() + ", " + collector
                 + "), QUIC+TLS 1.3 loopback, cache backing=" + spec.backing()
