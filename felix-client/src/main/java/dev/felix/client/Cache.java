@@ -62,6 +62,7 @@ public final class Cache implements AutoCloseable {
      * @throws IllegalArgumentException if {@code ttl} is zero, negative or below 1 ms
      */
     public long put(String key, byte[] value, Duration ttl) {
+        NonBlockingScope.refuseWait("put and wait for the reply (use putAsync)");
         return await(putAsync(key, value, ttl));
     }
 
@@ -77,6 +78,7 @@ public final class Cache implements AutoCloseable {
 
     /** The value of {@code key}, or empty if it is absent or expired. */
     public Optional<byte[]> get(String key) {
+        NonBlockingScope.refuseWait("get and wait for the reply (use getAsync)");
         return await(getAsync(key));
     }
 
@@ -91,6 +93,7 @@ public final class Cache implements AutoCloseable {
      * key was absent or expired; an older broker without {@code CACHE_EXT} also reports no offset).
      */
     public long delete(String key) {
+        NonBlockingScope.refuseWait("delete and wait for the reply (use deleteAsync)");
         return await(deleteAsync(key));
     }
 

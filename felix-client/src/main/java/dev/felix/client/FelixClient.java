@@ -167,6 +167,7 @@ public final class FelixClient implements AutoCloseable {
 
     /** A publisher for {@code stream} on its own QUIC stream. */
     public Publisher publisher(StreamRef stream) {
+        NonBlockingScope.refuseWait("open a publisher");
         return await(Publisher.open(this, stream), "open a publisher");
     }
 
@@ -177,6 +178,7 @@ public final class FelixClient implements AutoCloseable {
 
     /** Subscribes with a receive-queue policy other than the client's (healing reads never drop). */
     Subscription subscribe(SubscribeOptions options, ReceivePolicy receivePolicy) {
+        NonBlockingScope.refuseWait("subscribe and wait for the broker (use subscribeAsync)");
         Subscription s = new Subscription(this, options, receivePolicy);
         starting.add(s);
         try {
@@ -192,7 +194,8 @@ public final class FelixClient implements AutoCloseable {
     /**
      * Subscribes and calls {@code handler} for each item, in order, until the subscription ends or is closed.
      * Handlers of every subscription share the client's handler threads
-     * ({@link ClientConfig.Builder#handlerThreads}); one subscription's handler runs on one of them at a time.
+     * ({@link ClientConfig.Builder#handlerThreads}); one subscription's handler runs on one of them at a time. A
+     * {@link NonBlockingHandler} runs on the connection's I/O thread instead (no hand-off; it must never wait).
      */
     public Subscription subscribe(SubscribeOptions options, SubscriptionHandler handler) {
         Subscription s = subscribe(options);
@@ -262,6 +265,7 @@ public final class FelixClient implements AutoCloseable {
 
     /** Put / get / delete on {@code cache} over its own QUIC stream. */
     public Cache cache(CacheRef cache) {
+        NonBlockingScope.refuseWait("open a cache stream");
         return await(Cache.open(this, cache), "open a cache stream");
     }
 

@@ -12,6 +12,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * yields the thread to the other subscriptions (fairness), and a subscription with nothing queued costs
  * nothing. A handler that blocks holds one pool thread: keep handlers short, or hand work off.
  *
+ * <p>A {@link NonBlockingHandler} skips the pool: its turns run on the thread that makes the subscription ready,
+ * which is the connection's event loop as it reads events (or the application thread for items already queued
+ * when the handler is set), still one turn at a time and in order. The thread is marked
+ * ({@link NonBlockingScope}) while the handler runs, so a blocking SDK call from it is refused instead of
+ * stalling the event loop.
+ *
  * <p><b>Threads and buffers.</b> Thread-safe: subscriptions schedule from the event loop, handlers run on the pool.
  * Touches no {@code ByteBuf}s.
  */
@@ -38,7 +44,7 @@ final class HandlerDispatcher implements AutoCloseable {
 
     /** Calls {@code handler} for every item of {@code subscription} until it ends. */
     void dispatch(Subscription subscription, SubscriptionHandler handler) {
-        Runner runner = new Runner(subscription, handler);
+        Runner runner = new Runner(subscription, handler, handler instanceof NonBlockingHandler);
         subscription.queue().onReady(runner::signal);
     }
 
@@ -54,17 +60,25 @@ final class HandlerDispatcher implements AutoCloseable {
     private final class Runner implements Runnable {
         private final Subscription subscription;
         private final SubscriptionHandler handler;
+        /** Whether a turn is queued or running: at most one at a time, whichever thread runs it. */
         private final AtomicBoolean scheduled = new AtomicBoolean();
+        /** Turns run on the signalling thread ({@link NonBlockingHandler}) instead of the pool. */
+        private final boolean inline;
         private boolean done;
 
-        Runner(Subscription subscription, SubscriptionHandler handler) {
+        Runner(Subscription subscription, SubscriptionHandler handler, boolean inline) {
             this.subscription = subscription;
             this.handler = handler;
+            this.inline = inline;
         }
 
         void signal() {
             if (closed && !ownsPool) {
                 return; // the client closed: its handlers take no more turns on the shared pool
+            }
+            if (inline) {
+                runHere();
+                return;
             }
             if (scheduled.compareAndSet(false, true)) {
                 try {
@@ -75,39 +89,72 @@ final class HandlerDispatcher implements AutoCloseable {
             }
         }
 
+        /** Inline turns on this thread while items keep coming (a loop, not recursion: a burst is not a deep stack). */
+        private void runHere() {
+            while (scheduled.compareAndSet(false, true)) {
+                boolean before = NonBlockingScope.enter();
+                boolean more;
+                try {
+                    more = turn();
+                } finally {
+                    NonBlockingScope.exit(before);
+                }
+                if (!more) {
+                    return; // finished: scheduled stays set, so no turn ever runs again
+                }
+                scheduled.set(false);
+                if (subscription.queued() == 0 && !subscription.ended()) {
+                    return;
+                }
+            }
+        }
+
         @Override
         public void run() {
-            if (done) {
-                return;
-            }
-            try {
-                for (int i = 0; i < ITEMS_PER_TURN; i++) {
-                    Item item = subscription.next(Duration.ZERO);
-                    if (item == null) {
-                        if (subscription.ended() && subscription.queued() == 0) {
-                            finish(subscription.endCause());
-                            return;
-                        }
-                        break;
-                    }
-                    if (item instanceof Event e) {
-                        handler.onEvent(e);
-                    } else if (item instanceof Gap g) {
-                        handler.onGap(g);
-                    }
-                }
-            } catch (FelixClientException e) {
-                finish(e);
-                return;
-            } catch (RuntimeException e) {
-                subscription.close();
-                finish(new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
+            if (!turn()) {
                 return;
             }
             scheduled.set(false);
             if (subscription.queued() > 0 || subscription.ended()) {
                 signal(); // more arrived during this turn, or it ended: another turn
             }
+        }
+
+        /** Up to {@value #ITEMS_PER_TURN} items; false once the subscription has finished (no more turns). */
+        private boolean turn() {
+            if (done) {
+                return false;
+            }
+            for (int i = 0; i < ITEMS_PER_TURN; i++) {
+                Item item;
+                try {
+                    item = subscription.next(Duration.ZERO);
+                } catch (FelixClientException e) {
+                    finish(e); // the subscription ended with this cause
+                    return false;
+                }
+                if (item == null) {
+                    if (subscription.ended() && subscription.queued() == 0) {
+                        finish(subscription.endCause());
+                        return false;
+                    }
+                    break;
+                }
+                try {
+                    if (item instanceof Event e) {
+                        handler.onEvent(e);
+                    } else if (item instanceof Gap g) {
+                        handler.onGap(g);
+                    }
+                } catch (RuntimeException e) {
+                    // The handler threw (an SDK error it did not catch keeps its code): the subscription ends.
+                    subscription.close();
+                    finish(e instanceof FelixClientException fe ? fe
+                            : new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
+                    return false;
+                }
+            }
+            return true;
         }
 
         private void finish(FelixClientException cause) {

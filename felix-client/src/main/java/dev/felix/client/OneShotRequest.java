@@ -21,6 +21,7 @@ final class OneShotRequest {
 
     /** Sends {@code request} and waits (up to the request timeout) for the reply; an {@code error} throws. */
     static Message send(FelixClient client, Message request) {
+        NonBlockingScope.refuseWait("send a request and wait for its reply");
         CompletableFuture<Message> reply = new CompletableFuture<>();
         CompletableFuture<FrameStream> stream = FrameStream.open(client.connection(), client.config(),
                 new FrameStream.Listener() {

@@ -100,11 +100,13 @@ public final class Publisher implements AutoCloseable {
 
     /** Publishes one event and waits for the acknowledgement. */
     public PublishAck publish(byte[] payload) {
+        NonBlockingScope.refuseWait("publish and wait for the acknowledgement (use publishAsync)");
         return await(publishAsync(null, payload));
     }
 
     /** Publishes a batch (contiguous offsets, one acknowledgement) and waits for it. */
     public PublishAck publishBatch(List<byte[]> payloads) {
+        NonBlockingScope.refuseWait("publish and wait for the acknowledgement (use publishBatchAsync)");
         return await(publishBatchAsync(null, payloads));
     }
 
@@ -214,6 +216,9 @@ public final class Publisher implements AutoCloseable {
 
     /** Like {@link #close()}, waiting for acknowledgements until {@code deadline} ({@link System#nanoTime()}). */
     void closeBy(long deadline) {
+        if (!pending.isEmpty()) {
+            NonBlockingScope.refuseWait("close a publisher with unacknowledged publishes");
+        }
         for (Pending p : List.copyOf(pending.values())) {
             try {
                 p.future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -313,12 +318,15 @@ public final class Publisher implements AutoCloseable {
             throw closed;
         }
         try {
-            boolean block = config.publishQueuePolicy == PublishQueuePolicy.BLOCK;
+            // Inside a NonBlockingHandler a full queue refuses as under DROP_NEW: waiting would stall the I/O
+            // thread that has to read the acknowledgements making room.
+            boolean block = config.publishQueuePolicy == PublishQueuePolicy.BLOCK && !NonBlockingScope.active();
             if (!budget.acquire(bytes, count, block ? InflightBudget.nanos(config.requestTimeout) : 0)) {
                 if (!block) {
                     metrics.publishQueueDropped.add(count);
                     throw new FelixClientException(ErrorCode.OVERLOADED, "the client publish queue is full ("
-                            + config.publishInflightEvents + " events / " + config.publishInflightBytes + " bytes)");
+                            + config.publishInflightEvents + " events / " + config.publishInflightBytes + " bytes)"
+                            + (NonBlockingScope.active() ? "; a NonBlockingHandler never waits for room" : ""));
                 }
                 throw new FelixClientException(ErrorCode.TIMEOUT, "no room in the client publish queue within "
                         + config.requestTimeout.toMillis() + " ms");

@@ -201,6 +201,9 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         if (!healed.isEmpty()) {
             return healed.poll();
         }
+        if (!timeout.isZero() && !timeout.isNegative()) {
+            NonBlockingScope.refuseWait("wait for the next item of a subscription");
+        }
         try {
             Item item = queue.poll(InflightBudget.nanos(timeout));
             if (item == null && queue.endedAndEmpty() && !closed) {

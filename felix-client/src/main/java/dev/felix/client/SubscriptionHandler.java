@@ -2,8 +2,10 @@ package dev.felix.client;
 
 /**
  * Callback-style consumption ({@link FelixClient#subscribe(SubscribeOptions, SubscriptionHandler)}).
- * Called on the subscription's own dispatcher thread, one item at a time, in order; a slow handler
- * slows only this subscription. Exceptions thrown by a handler end the subscription.
+ * Called on one of the client's shared handler threads ({@link ClientConfig.Builder#handlerThreads}), one item at a
+ * time, in order; a handler that blocks holds one of those threads. Exceptions thrown by a handler end the
+ * subscription (an SDK exception keeps its code). A handler declared {@link NonBlockingHandler} is called on the
+ * connection's I/O thread instead, saving a thread hand-off per delivery.
  */
 public interface SubscriptionHandler {
 

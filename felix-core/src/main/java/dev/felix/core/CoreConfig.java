@@ -26,9 +26,11 @@ import java.time.Duration;
  * @param openTenants         creating a stream or cache in a tenant nobody registered registers it (a node whose
  *                            authentication accepts any tenant); off, only registered tenants (those its
  *                            authentication names) can hold streams and caches
- * @param inlineWriters       run a shard's writer on the thread that hands it work (in a broker: the
- *                            QUIC event loop) instead of the {@code shardThreads} pool: no thread hop on
- *                            the publish path, at the cost of doing fanout on the network thread
+ * @param inlineWriters       run a shard's writer on the thread that hands it work when that thread allows it
+ *                            ({@link dev.felix.core.writer.WriterLoop#allowInlineOnThisThread()}; a broker's QUIC
+ *                            event loops do) instead of the {@code shardThreads} pool: no thread hop on the
+ *                            publish path, at the cost of doing fanout on the network thread. Every other thread
+ *                            hands the writer to the pool either way.
  * @param storage             where durable streams keep their logs; null = no durable streams
  */
 public record CoreConfig(
@@ -68,8 +70,8 @@ public record CoreConfig(
     public static final boolean DEFAULT_AUTO_CREATE = true;
     /** Default: any tenant may hold streams and caches. */
     public static final boolean DEFAULT_OPEN_TENANTS = true;
-    /** Default: shard writers run on the {@code shardThreads} pool. */
-    public static final boolean DEFAULT_INLINE_WRITERS = false;
+    /** Default: shard writers run inline on threads that allow it (a broker's QUIC event loops), else on the pool. */
+    public static final boolean DEFAULT_INLINE_WRITERS = true;
 
     private static final CoreConfig DEFAULTS = builder().build();
 

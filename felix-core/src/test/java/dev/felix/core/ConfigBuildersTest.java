@@ -32,7 +32,7 @@ class ConfigBuildersTest {
         assertThat(c.maxBatchBytes()).isEqualTo(CoreConfig.DEFAULT_MAX_BATCH_BYTES).isEqualTo(256L << 10);
         assertThat(c.autoCreate()).isEqualTo(CoreConfig.DEFAULT_AUTO_CREATE).isTrue();
         assertThat(c.openTenants()).isEqualTo(CoreConfig.DEFAULT_OPEN_TENANTS).isTrue();
-        assertThat(c.inlineWriters()).isEqualTo(CoreConfig.DEFAULT_INLINE_WRITERS).isFalse();
+        assertThat(c.inlineWriters()).isEqualTo(CoreConfig.DEFAULT_INLINE_WRITERS).isTrue();
         assertThat(c.storage()).isNull();
         assertThat(c).isEqualTo(CoreConfig.defaults());
     }

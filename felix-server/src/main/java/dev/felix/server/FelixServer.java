@@ -189,6 +189,11 @@ public final class FelixServer implements AutoCloseable {
             } catch (dev.felix.transport.TransportException e) {
                 throw StartupChecks.bindFailed("quic_bind", quicBind, e);
             }
+            // shard_executor inline: a publish read on one of these loops is batched and fanned out there, with no
+            // hop to the shard pool (a publish that arrives before its loop ran this simply uses the pool).
+            for (io.netty.util.concurrent.EventExecutor loop : quic.eventLoops()) {
+                loop.execute(dev.felix.core.writer.WriterLoop::allowInlineOnThisThread);
+            }
             FelixServer[] self = new FelixServer[1];
             AdminHttpServer http;
             try {

@@ -13,13 +13,20 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> Any thread may call {@link #post} and {@link #schedule}; everything else, and the
  * {@link Work} itself, runs on the writer. The writer is a task on a shared executor, scheduled when work
  * arrives and never running twice at once (a compare-and-set on the run state decides who schedules it), so
- * many components share a few threads and contention stays inside one component. With {@code inline} the
- * thread that hands work to an idle writer runs it on the spot (no thread hop; used to keep fanout on the
- * network thread when there is one core).
+ * many components share a few threads and contention stays inside one component.
+ *
+ * <p><b>Inline.</b> With {@code inline}, a thread that hands work to an idle writer runs it on the spot when it
+ * is an <em>inline thread</em> ({@link #allowInlineOnThisThread()}; a broker marks its QUIC event loops): a
+ * publish read there is batched, fanned out and acknowledged with no thread hop, which on a small machine is
+ * most of what a small message costs (measured in {@code docs/benchmarks.md}, "Shard writers on the event
+ * loop"). Any other thread (a storage flush completing, a timer, replication) still hands the writer to the
+ * executor, so a writer never runs on a thread that was not made for it, nor under a caller's lock it cannot
+ * know about.
  *
  * <p><b>Fairness.</b> On an executor each pass ends by handing the next one back to the executor, so other
- * components get their turn; the {@link Work} bounds the size of one pass itself. Inline, passes loop on the
- * calling thread while work keeps arriving.
+ * components get their turn; the {@link Work} bounds the size of one pass itself. On an inline thread, passes
+ * loop there while work keeps arriving (other threads only queue meanwhile, and the thread's own next read
+ * waits for the loop to end).
  *
  * <p><b>Shutdown.</b> When the executor refuses a task (it was shut down), the thread that won the right to
  * run the writer runs it itself, so a closing component still answers everything queued.
@@ -30,6 +37,23 @@ public final class WriterLoop {
 
     private static final int IDLE = 0;
     private static final int SCHEDULED = 1;
+
+    /** Threads that run inline writers on the spot ({@link #allowInlineOnThisThread()}). */
+    private static final ThreadLocal<Boolean> INLINE_THREAD = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
+    /**
+     * Marks the calling thread as one that runs {@code inline} writers itself when it hands them work. Called once
+     * on each thread, by whoever owns it (a broker: on each of its QUIC event loops); a thread never marked hands
+     * writers to their executor.
+     */
+    public static void allowInlineOnThisThread() {
+        INLINE_THREAD.set(Boolean.TRUE);
+    }
+
+    /** Whether the calling thread runs inline writers itself. */
+    public static boolean inlineThread() {
+        return INLINE_THREAD.get();
+    }
 
     /** What the writer does. Runs on the writer, except {@link #hasWork()} (see there). */
     public interface Work {
@@ -60,7 +84,8 @@ public final class WriterLoop {
     /**
      * @param label    names the component in logs
      * @param executor runs writer passes (shared by many components)
-     * @param inline   run passes on the thread that hands work to an idle writer instead
+     * @param inline   run passes on the thread that hands work to an idle writer instead, when that is an inline
+     *                 thread ({@link #allowInlineOnThisThread()})
      */
     public WriterLoop(String label, Executor executor, boolean inline) {
         this.label = label;
@@ -82,12 +107,12 @@ public final class WriterLoop {
         schedule();
     }
 
-    /** Makes sure a pass runs soon (now, inline). Any thread. */
+    /** Makes sure a pass runs soon (now, inline on an inline thread). Any thread. */
     public void schedule() {
         if (!state.compareAndSet(IDLE, SCHEDULED)) {
             return;
         }
-        if (inline) {
+        if (inline && INLINE_THREAD.get()) {
             runLoop();
             return;
         }
@@ -136,7 +161,7 @@ public final class WriterLoop {
             if (!more || !state.compareAndSet(IDLE, SCHEDULED)) {
                 return;
             }
-            if (!inline) {
+            if (!(inline && INLINE_THREAD.get())) {
                 try {
                     executor.execute(this::runLoop);
                     return;

@@ -120,6 +120,67 @@ class WriterLoopTest {
         assertThat(ran.get()).isEqualTo(1);
     }
 
+    @Test
+    void inline_runsOnTheCallingThreadOnlyWhereThatThreadAllowsIt_elsewhereOnTheExecutor() throws Exception {
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "writer-pool"));
+        ExecutorService network = Executors.newSingleThreadExecutor(r -> new Thread(r, "network"));
+        ExecutorService other = Executors.newSingleThreadExecutor(r -> new Thread(r, "other"));
+        try {
+            java.util.List<String> ranOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+            WriterLoop loop = new WriterLoop("inline", pool, true);
+            loop.start(new WriterLoop.Work() {
+                @Override
+                public void runOnce() {
+                    ranOn.add(Thread.currentThread().getName());
+                }
+
+                @Override
+                public boolean hasWork() {
+                    return false;
+                }
+
+                @Override
+                public void failed(Throwable cause) {
+                }
+            });
+            network.submit(WriterLoop::allowInlineOnThisThread).get(10, TimeUnit.SECONDS);
+
+            network.submit(loop::schedule).get(10, TimeUnit.SECONDS);
+            assertThat(ranOn).as("an inline thread runs the pass itself, before schedule returns")
+                    .containsExactly("network");
+
+            other.submit(loop::schedule).get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> ranOn.size() == 2);
+            assertThat(ranOn.get(1)).as("any other thread hands the pass to the executor").isEqualTo("writer-pool");
+            assertThat(WriterLoop.inlineThread()).as("the test thread was never marked").isFalse();
+
+            WriterLoop pooled = new WriterLoop("pooled", pool, false);
+            pooled.start(new WriterLoop.Work() {
+                @Override
+                public void runOnce() {
+                    ranOn.add("pooled:" + Thread.currentThread().getName());
+                }
+
+                @Override
+                public boolean hasWork() {
+                    return false;
+                }
+
+                @Override
+                public void failed(Throwable cause) {
+                }
+            });
+            network.submit(pooled::schedule).get(10, TimeUnit.SECONDS);
+            await().atMost(Duration.ofSeconds(10)).until(() -> ranOn.size() == 3);
+            assertThat(ranOn.get(2)).as("a writer that is not inline uses its executor even on an inline thread")
+                    .isEqualTo("pooled:writer-pool");
+        } finally {
+            pool.shutdownNow();
+            network.shutdownNow();
+            other.shutdownNow();
+        }
+    }
+
     private static WriterInbox.Weigher<Long> weigher() {
         return new WriterInbox.Weigher<>() {
             @Override
