@@ -6,12 +6,12 @@ import dev.felix.client.Event;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;
 import dev.felix.client.Gap;
+import dev.felix.client.NonBlockingHandler;
 import dev.felix.client.Publisher;
 import dev.felix.client.StreamRef;
 import dev.felix.client.StreamSpec;
 import dev.felix.client.SubscribeOptions;
 import dev.felix.client.Subscription;
-import dev.felix.client.SubscriptionHandler;
 import dev.felix.demos.cluster.LocalCluster;
 import dev.felix.demos.cluster.NodeProcess;
 import dev.felix.wire.ClusterShardStatus;
@@ -29,9 +29,9 @@ import java.util.concurrent.TimeUnit;
  * default), reached through the Java SDK as an application would: each connection one {@link FelixClient} (one
  * QUIC connection), its subscriptions multiplexed on one session stream and set up with
  * {@link FelixClient#subscribeAsync} (pipelined). The subscriber connections share one {@link ClientResources}
- * (event loops and handler threads, one of each per core), as a process holding many connections should; with a
- * thread of each per connection, this process's hundreds of threads waking per packet cost more CPU than the
- * broker. The stream is ephemeral with one shard; subscribers take the
+ * (event loops, one per core), as a process holding many connections should; with a thread per connection, this
+ * process's hundreds of threads waking per packet cost more CPU than the broker. The handlers are
+ * {@link NonBlockingHandler}s, called on those event loops. The stream is ephemeral with one shard; subscribers take the
  * broker's default queue policy, so a subscriber that falls behind is told what it lost (a gap), never slowed
  * down or silently skipped. With {@code --nodes 3} ({@link #startCluster}) the broker is three node processes and
  * the subscriber connections are spread over them.
@@ -188,8 +188,12 @@ final class FelixFanout implements FanoutSystem {
         shared.close();
     }
 
-    /** One subscriber: every event and gap goes to the run's {@link Deliveries}. */
-    private record Handler(Deliveries deliveries, int sub, int connection) implements SubscriptionHandler {
+    /**
+     * One subscriber: every event and gap goes to the run's {@link Deliveries}. It only counts and records, so it is
+     * declared non-blocking and runs on its connection's event loop as events are read (no handler-thread wake-up
+     * per delivery; the NATS side's dispatchers are a thread per connection).
+     */
+    private record Handler(Deliveries deliveries, int sub, int connection) implements NonBlockingHandler {
         @Override
         public void onEvent(Event event) {
             deliveries.received(sub, connection, event.payload());
