@@ -30,7 +30,8 @@ import java.time.Duration;
  *                            ({@link dev.felix.core.writer.WriterLoop#allowInlineOnThisThread()}; a broker's QUIC
  *                            event loops do) instead of the {@code shardThreads} pool: no thread hop on the
  *                            publish path, at the cost of doing fanout on the network thread. Every other thread
- *                            hands the writer to the pool either way.
+ *                            hands the writer to the pool either way, and so does a shard with more than
+ *                            {@link #INLINE_MAX_SUBSCRIBERS} subscribers.
  * @param storage             where durable streams keep their logs; null = no durable streams
  */
 public record CoreConfig(
@@ -72,6 +73,13 @@ public record CoreConfig(
     public static final boolean DEFAULT_OPEN_TENANTS = true;
     /** Default: shard writers run inline on threads that allow it (a broker's QUIC event loops), else on the pool. */
     public static final boolean DEFAULT_INLINE_WRITERS = true;
+    /**
+     * With {@code inlineWriters}: a shard with more subscribers than this hands its writer to the pool even on an
+     * event loop. Measured (docs/benchmarks.md, "Fewer thread hand-offs"): inline halves the hand-offs at fanout 1
+     * and 10, but at 10,000 subscribers one event loop doing both the fanout and every connection's writes fell
+     * seconds behind where the pool beside it kept p50 at 26 ms.
+     */
+    public static final int INLINE_MAX_SUBSCRIBERS = 64;
 
     private static final CoreConfig DEFAULTS = builder().build();
 

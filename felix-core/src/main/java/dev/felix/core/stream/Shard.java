@@ -89,7 +89,11 @@ public final class Shard {
         this.subscriberIds = subscriberIds;
         this.defaultPolicy = defaultPolicy;
         this.ring = new BatchRing(config.ringEvents(), config.ringBytes());
-        this.loop = new WriterLoop(label, executor, config.inlineWriters());
+        // Inline (on the broker's event loop that read the publish) only while a pass is cheap: a fanout to many
+        // subscribers runs on the pool, beside the event loop, instead of stalling every connection it serves.
+        this.loop = config.inlineWriters()
+                ? new WriterLoop(label, executor, this::fewSubscribers)
+                : new WriterLoop(label, executor, false);
         this.inbox = new WriterInbox<>(config.writerQueue(), new WriterInbox.Weigher<>() {
             @Override
             public int events(PublishRequest r) {
@@ -106,6 +110,11 @@ public final class Shard {
         this.fanout = new ShardFanout(this, label, index, metrics, ring);
         fanout.bind(writer, log != null);
         loop.start(new Passes());
+    }
+
+    /** Whether a writer pass is cheap enough to run inline: few subscribers to fan out to. Any thread. */
+    private boolean fewSubscribers() {
+        return fanout.subscriberCount() <= CoreConfig.INLINE_MAX_SUBSCRIBERS;
     }
 
     public int index() {

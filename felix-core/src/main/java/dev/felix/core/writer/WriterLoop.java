@@ -4,6 +4,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,12 +17,13 @@ import org.slf4j.LoggerFactory;
  * many components share a few threads and contention stays inside one component.
  *
  * <p><b>Inline.</b> With {@code inline}, a thread that hands work to an idle writer runs it on the spot when it
- * is an <em>inline thread</em> ({@link #allowInlineOnThisThread()}; a broker marks its QUIC event loops): a
- * publish read there is batched, fanned out and acknowledged with no thread hop, which on a small machine is
- * most of what a small message costs (measured in {@code docs/benchmarks.md}, "Shard writers on the event
- * loop"). Any other thread (a storage flush completing, a timer, replication) still hands the writer to the
- * executor, so a writer never runs on a thread that was not made for it, nor under a caller's lock it cannot
- * know about.
+ * is an <em>inline thread</em> ({@link #allowInlineOnThisThread()}; a broker marks its QUIC event loops) and the
+ * component says a pass is cheap enough right now (a shard: few subscribers). A publish read there is batched,
+ * fanned out and acknowledged with no thread hop, which on a small machine is most of what a small message
+ * costs (measured in {@code docs/benchmarks.md}, "Fewer thread hand-offs"). Any other thread (a storage flush
+ * completing, a timer, replication) still hands the writer to the executor, so a writer never runs on a thread
+ * that was not made for it, nor under a caller's lock it cannot know about; and an expensive pass (a fanout to
+ * thousands) runs on the executor beside the network thread instead of stalling it.
  *
  * <p><b>Fairness.</b> On an executor each pass ends by handing the next one back to the executor, so other
  * components get their turn; the {@link Work} bounds the size of one pass itself. On an inline thread, passes
@@ -74,7 +76,8 @@ public final class WriterLoop {
 
     private final String label;
     private final Executor executor;
-    private final boolean inline;
+    /** Whether a pass may run inline now (asked on inline threads only). */
+    private final BooleanSupplier inline;
     private final ConcurrentLinkedQueue<Runnable> control = new ConcurrentLinkedQueue<>();
     private final AtomicInteger state = new AtomicInteger(IDLE);
     private Work work;
@@ -88,6 +91,16 @@ public final class WriterLoop {
      *                 thread ({@link #allowInlineOnThisThread()})
      */
     public WriterLoop(String label, Executor executor, boolean inline) {
+        this(label, executor, inline ? () -> true : () -> false);
+    }
+
+    /**
+     * @param label    names the component in logs
+     * @param executor runs writer passes (shared by many components)
+     * @param inline   asked (on an inline thread, by whichever thread schedules) whether the next pass may run on
+     *                 that thread; any thread may call it, so it must read only what is safe to read anywhere
+     */
+    public WriterLoop(String label, Executor executor, BooleanSupplier inline) {
         this.label = label;
         this.executor = executor;
         this.inline = inline;
@@ -112,7 +125,7 @@ public final class WriterLoop {
         if (!state.compareAndSet(IDLE, SCHEDULED)) {
             return;
         }
-        if (inline && INLINE_THREAD.get()) {
+        if (runsHere()) {
             runLoop();
             return;
         }
@@ -140,6 +153,11 @@ public final class WriterLoop {
         return label;
     }
 
+    /** Whether the calling thread runs the next pass itself: an inline thread, and the component agrees. */
+    private boolean runsHere() {
+        return INLINE_THREAD.get() && inline.getAsBoolean();
+    }
+
     private void runLoop() {
         while (true) {
             writerThread = Thread.currentThread();
@@ -161,7 +179,7 @@ public final class WriterLoop {
             if (!more || !state.compareAndSet(IDLE, SCHEDULED)) {
                 return;
             }
-            if (!(inline && INLINE_THREAD.get())) {
+            if (!runsHere()) {
                 try {
                     executor.execute(this::runLoop);
                     return;

@@ -47,7 +47,7 @@ public final class Settings {
     public static final Setting<Integer> SHARD_THREADS = new Setting<>("shard_threads", text(CoreConfig.DEFAULT_SHARD_THREADS),
             "threads running shard writers (all of them with shard_executor pool; with inline, the work not started on a QUIC event loop) and caches (0 = one per core)", v -> intRange(v, 0, 1024));
     public static final Setting<Boolean> SHARD_EXECUTOR_INLINE = new Setting<>("shard_executor", CoreConfig.DEFAULT_INLINE_WRITERS ? "inline" : "pool",
-            "where shard writers run: inline (on the QUIC event loop that reads the publish: no thread hop; work from other threads still goes to the pool) or pool (always shard_threads)",
+            "where shard writers run: inline (on the QUIC event loop that reads the publish, while the shard has at most " + CoreConfig.INLINE_MAX_SUBSCRIBERS + " subscribers: no thread hop; larger fanouts and work from other threads still go to the pool) or pool (always shard_threads)",
             Settings::shardExecutor);
     public static final Setting<Long> SEGMENT_BYTES = new Setting<>("segment_bytes", text(CoreConfig.Storage.DEFAULT_SEGMENT_BYTES),
             "durable streams: log segment size before rolling", v -> longRange(v, 4096, 1L << 40));
