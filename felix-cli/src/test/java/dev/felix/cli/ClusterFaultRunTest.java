@@ -11,6 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -23,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 class ClusterFaultRunTest {
 
-    @TempDir
+    /** Kept when the run fails: the output names it, and the nodes' logs there say what happened. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dir;
 
     @Test

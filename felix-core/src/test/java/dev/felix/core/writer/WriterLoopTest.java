@@ -5,9 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.felix.core.QueueLimits;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -126,23 +129,9 @@ class WriterLoopTest {
         ExecutorService network = Executors.newSingleThreadExecutor(r -> new Thread(r, "network"));
         ExecutorService other = Executors.newSingleThreadExecutor(r -> new Thread(r, "other"));
         try {
-            java.util.List<String> ranOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> ranOn = new CopyOnWriteArrayList<>();
             WriterLoop loop = new WriterLoop("inline", pool, true);
-            loop.start(new WriterLoop.Work() {
-                @Override
-                public void runOnce() {
-                    ranOn.add(Thread.currentThread().getName());
-                }
-
-                @Override
-                public boolean hasWork() {
-                    return false;
-                }
-
-                @Override
-                public void failed(Throwable cause) {
-                }
-            });
+            loop.start(recordingThread("", ranOn));
             network.submit(WriterLoop::allowInlineOnThisThread).get(10, TimeUnit.SECONDS);
 
             network.submit(loop::schedule).get(10, TimeUnit.SECONDS);
@@ -154,23 +143,9 @@ class WriterLoopTest {
             assertThat(ranOn.get(1)).as("any other thread hands the pass to the executor").isEqualTo("writer-pool");
             assertThat(WriterLoop.inlineThread()).as("the test thread was never marked").isFalse();
 
-            java.util.concurrent.atomic.AtomicBoolean cheap = new java.util.concurrent.atomic.AtomicBoolean(false);
+            AtomicBoolean cheap = new AtomicBoolean(false);
             WriterLoop judged = new WriterLoop("judged", pool, cheap::get);
-            judged.start(new WriterLoop.Work() {
-                @Override
-                public void runOnce() {
-                    ranOn.add("judged:" + Thread.currentThread().getName());
-                }
-
-                @Override
-                public boolean hasWork() {
-                    return false;
-                }
-
-                @Override
-                public void failed(Throwable cause) {
-                }
-            });
+            judged.start(recordingThread("judged:", ranOn));
             network.submit(judged::schedule).get(10, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(10)).until(() -> ranOn.size() == 3);
             assertThat(ranOn.get(2)).as("the component says a pass is expensive now: the executor, even here")
@@ -185,21 +160,7 @@ class WriterLoopTest {
             assertThat(ranOn.get(3)).as("cheap again: inline").isEqualTo("judged:network");
 
             WriterLoop pooled = new WriterLoop("pooled", pool, false);
-            pooled.start(new WriterLoop.Work() {
-                @Override
-                public void runOnce() {
-                    ranOn.add("pooled:" + Thread.currentThread().getName());
-                }
-
-                @Override
-                public boolean hasWork() {
-                    return false;
-                }
-
-                @Override
-                public void failed(Throwable cause) {
-                }
-            });
+            pooled.start(recordingThread("pooled:", ranOn));
             network.submit(pooled::schedule).get(10, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(10)).until(() -> ranOn.size() == 5);
             assertThat(ranOn.get(4)).as("a writer that is not inline uses its executor even on an inline thread")
@@ -209,6 +170,25 @@ class WriterLoopTest {
             network.shutdownNow();
             other.shutdownNow();
         }
+    }
+
+    /** Work whose every pass adds {@code prefix} + the running thread's name to {@code ranOn}. */
+    private static WriterLoop.Work recordingThread(String prefix, List<String> ranOn) {
+        return new WriterLoop.Work() {
+            @Override
+            public void runOnce() {
+                ranOn.add(prefix + Thread.currentThread().getName());
+            }
+
+            @Override
+            public boolean hasWork() {
+                return false;
+            }
+
+            @Override
+            public void failed(Throwable cause) {
+            }
+        };
     }
 
     private static WriterInbox.Weigher<Long> weigher() {
