@@ -25,11 +25,10 @@ import org.slf4j.LoggerFactory;
  * that was not made for it, nor under a caller's lock it cannot know about; and an expensive pass (a fanout to
  * thousands) runs on the executor beside the network thread instead of stalling it.
  *
- * <p><b>Fairness.</b> Each pass ends by handing the next one, if work is waiting, to the executor, so other
- * components get their turn; the {@link Work} bounds the size of one pass itself. That holds for a pass run
- * inline too: an inline thread runs the one pass it started and never loops on work other threads keep adding
- * (with several event loops, another loop's publishers could otherwise hold this loop and starve its own
- * connections).
+ * <p><b>Fairness.</b> On an executor each pass ends by handing the next one back to the executor, so other
+ * components get their turn; the {@link Work} bounds the size of one pass itself. On an inline thread, passes
+ * loop there while work keeps arriving (other threads only queue meanwhile, and the thread's own next read
+ * waits for the loop to end).
  *
  * <p><b>Shutdown.</b> When the executor refuses a task (it was shut down), the thread that won the right to
  * run the writer runs it itself, so a closing component still answers everything queued.
@@ -180,11 +179,13 @@ public final class WriterLoop {
             if (!more || !state.compareAndSet(IDLE, SCHEDULED)) {
                 return;
             }
-            try {
-                executor.execute(this::runLoop); // the next pass: on the executor, even after an inline one
-                return;
-            } catch (RejectedExecutionException e) {
-                // shutting down: keep going on this thread
+            if (!runsHere()) {
+                try {
+                    executor.execute(this::runLoop);
+                    return;
+                } catch (RejectedExecutionException e) {
+                    // shutting down: keep going on this thread
+                }
             }
         }
     }

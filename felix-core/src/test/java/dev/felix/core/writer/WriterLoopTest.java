@@ -172,41 +172,6 @@ class WriterLoopTest {
         }
     }
 
-    @Test
-    void anInlineThread_runsOnlyThePassItStarted_theNextGoesToTheExecutor() throws Exception {
-        ExecutorService pool = Executors.newSingleThreadExecutor(r -> new Thread(r, "writer-pool"));
-        ExecutorService network = Executors.newSingleThreadExecutor(r -> new Thread(r, "network"));
-        try {
-            List<String> ranOn = new CopyOnWriteArrayList<>();
-            AtomicInteger passesLeft = new AtomicInteger(3); // work keeps coming: three passes in a row
-            WriterLoop loop = new WriterLoop("busy", pool, true);
-            loop.start(new WriterLoop.Work() {
-                @Override
-                public void runOnce() {
-                    ranOn.add(Thread.currentThread().getName());
-                    passesLeft.decrementAndGet();
-                }
-
-                @Override
-                public boolean hasWork() {
-                    return passesLeft.get() > 0;
-                }
-
-                @Override
-                public void failed(Throwable cause) {
-                }
-            });
-            network.submit(WriterLoop::allowInlineOnThisThread).get(10, TimeUnit.SECONDS);
-            network.submit(loop::schedule).get(10, TimeUnit.SECONDS);
-            await().atMost(Duration.ofSeconds(10)).until(() -> ranOn.size() == 3);
-            assertThat(ranOn).as("the event loop runs the pass it started; the rest never holds it")
-                    .containsExactly("network", "writer-pool", "writer-pool");
-        } finally {
-            pool.shutdownNow();
-            network.shutdownNow();
-        }
-    }
-
     /** Work whose every pass adds {@code prefix} + the running thread's name to {@code ranOn}. */
     private static WriterLoop.Work recordingThread(String prefix, List<String> ranOn) {
         return new WriterLoop.Work() {
