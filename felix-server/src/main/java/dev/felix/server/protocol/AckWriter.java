@@ -29,7 +29,10 @@ import java.util.function.Consumer;
  * {@code write}; from then on Netty owns and releases it.
  *
  * <p>Shard writers complete publishes on their own threads; acknowledgements are queued here and one
- * task per burst writes them all on the stream's event loop and flushes once. The reply encoding
+ * task per burst writes them all on the stream's event loop and flushes once. A writer running inline in this
+ * stream's read (the default for small fanouts) completes them on the event loop itself: the stream's handler then
+ * writes them as the read completes ({@link #flushPending}, see {@link ReadBurst}), so they leave in the datagram that
+ * acknowledges the read instead of one of their own; the task finds nothing left. The reply encoding
  * matches the request ({@link Reply}): a routed binary publish gets a binary publish result, an upstream
  * binary acked batch a binary ack, a JSON publish {@code publish_ok}/{@code publish_error}. Where the binary
  * form cannot carry the answer (an error with a {@code leader}, an over-long text; any error to an upstream
@@ -176,6 +179,13 @@ final class AckWriter {
         if (scheduled.compareAndSet(false, true)) {
             watchFramesAtReady = context.metrics.watchFramesWritten();
             channel.eventLoop().execute(this::flush);
+        }
+    }
+
+    /** Writes the replies queued so far, now, if there are any. Event loop only. */
+    void flushPending() {
+        if (!pending.isEmpty()) {
+            flush();
         }
     }
 

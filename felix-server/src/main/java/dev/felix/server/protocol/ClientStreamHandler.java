@@ -63,6 +63,7 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBuf frame = (ByteBuf) msg;
+        ReadBurst.begin();
         if (!session.serving()) {
             frame.release();
             return;
@@ -76,6 +77,20 @@ final class ClientStreamHandler extends ChannelInboundHandlerAdapter {
         } finally {
             frame.release();
         }
+    }
+
+    /**
+     * The read is complete: first the deliveries that publishes in it made (a shard writer runs inline on this event
+     * loop), then this stream's replies, in the datagram that acknowledges the read.
+     */
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ReadBurst.end();
+        AckWriter acks = session.acks();
+        if (acks != null) {
+            acks.flushPending();
+        }
+        ctx.fireChannelReadComplete();
     }
 
     /** The publish that paused reading went through: handle the backlog, then read again. */

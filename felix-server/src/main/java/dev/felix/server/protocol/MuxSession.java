@@ -59,6 +59,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private final ConcurrentLinkedQueue<Channel> woken = new ConcurrentLinkedQueue<>();
     private final ArrayDeque<Channel> ready = new ArrayDeque<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drain;
     // Scratch of a drain pass (event loop): batches in first-seen order and the channels wanting each.
     private final IdentityHashMap<EventBatch, ArrayList<Channel>> groups = new IdentityHashMap<>();
     private final ArrayList<EventBatch> order = new ArrayList<>();
@@ -208,9 +209,11 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
     // ------------------------------------------------------------------ delivery (event loop)
 
+    /** Schedules one drain (at most one pending); woken during a client stream's read, also at its end ({@link ReadBurst}). */
     private void scheduleDrain() {
         if (drainScheduled.compareAndSet(false, true)) {
-            stream.eventLoop().execute(this::drain);
+            stream.eventLoop().execute(drainTask);
+            ReadBurst.defer(drainTask, stream.eventLoop());
         }
     }
 

@@ -20,15 +20,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
 abstract class PulledWriter extends ChannelInboundHandlerAdapter {
 
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final Runnable drainTask = this::drainNow;
     /** The stream written to; set before the first wake. */
     protected QuicStreamChannel channel;
     /** Nothing more is written once set. Event loop only. */
     protected boolean closed;
 
-    /** The core has items: schedule one drain on the event loop (at most one pending). Any thread. */
+    /**
+     * The core has items: schedule one drain on the event loop (at most one pending). Any thread. Woken on the event loop
+     * during a client stream's read (a shard writer running inline), the drain also runs when that read completes,
+     * ahead of the task, which then finds nothing left ({@link ReadBurst}).
+     */
     final void wake() {
         if (drainScheduled.compareAndSet(false, true)) {
-            channel.eventLoop().execute(this::drainNow);
+            channel.eventLoop().execute(drainTask);
+            ReadBurst.defer(drainTask, channel.eventLoop());
         }
     }
 
