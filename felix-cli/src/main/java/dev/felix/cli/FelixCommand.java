@@ -35,6 +35,7 @@ public final class FelixCommand implements Runnable {
     CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        NettyLeakDefault.apply();
         System.exit(execute(args));
     }
 
