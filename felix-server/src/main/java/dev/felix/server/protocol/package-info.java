@@ -8,7 +8,9 @@
  * {@link dev.felix.server.protocol.CacheRequests}, {@link dev.felix.server.protocol.Admin}, ...). Every shard and
  * cache is found through {@link dev.felix.server.protocol.Routing}, the one source of {@code not_leader}. Outbound
  * data is written by {@link dev.felix.server.protocol.PulledWriter}s ({@code SubscriptionWriter},
- * {@code WatchWriter}) and {@link dev.felix.server.protocol.AckWriter}. Every class here runs on a connection's
+ * {@code WatchWriter}), {@link dev.felix.server.protocol.MuxSession}s and {@link dev.felix.server.protocol.AckWriter};
+ * {@link dev.felix.server.protocol.ReadBurst} has the drains a client stream's read woke run as that read completes,
+ * before the stream's acks. Every class here runs on a connection's
  * event loop unless its javadoc says otherwise. Depends on felix-core, felix-wire and felix-transport.
  */
 package dev.felix.server.protocol;
