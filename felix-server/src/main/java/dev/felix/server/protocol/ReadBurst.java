@@ -3,6 +3,8 @@ package dev.felix.server.protocol;
 import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.util.ArrayList;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The feeds woken while an event loop handles one client stream's read, drained as that read completes.
@@ -19,6 +21,8 @@ import java.util.ArrayList;
  * <p><b>Threads.</b> One instance per event-loop thread; every method acts on the calling thread's instance.
  */
 final class ReadBurst {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReadBurst.class);
 
     /** Feeds held for one read at most; more than that wait for their tasks. */
     static final int MAX_DEFERRED = 256;
@@ -55,14 +59,25 @@ final class ReadBurst {
         }
     }
 
-    /** The read completed: drains every feed it woke, in the order they were woken. */
+    /**
+     * The read completed: drains every feed it woke, in the order they were woken. The drains belong to other streams
+     * (often other connections) than the one whose read completed: a drain that fails is logged and the others still
+     * run, as when each runs as its own event-loop task, and nothing reaches the reading stream's pipeline.
+     */
     static void end() {
         ReadBurst burst = ON_THIS_THREAD.get();
         burst.open = false;
         ArrayList<Runnable> woken = burst.woken;
-        for (int i = 0; i < woken.size(); i++) {
-            woken.get(i).run();
+        try {
+            for (int i = 0; i < woken.size(); i++) {
+                try {
+                    woken.get(i).run();
+                } catch (RuntimeException | Error e) {
+                    LOG.warn("a delivery drain failed at the end of a read; its scheduled task retries it", e);
+                }
+            }
+        } finally {
+            woken.clear();
         }
-        woken.clear();
     }
 }
