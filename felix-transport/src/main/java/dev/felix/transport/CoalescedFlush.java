@@ -36,6 +36,11 @@ public final class CoalescedFlush implements Runnable {
         request();
     }
 
+    /** Whether frames are queued (not written yet). Event loop only. */
+    public boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
     /** Writes (without flushing) what {@link #write} queued, so a frame written directly next comes after it. */
     public void writePending() {
         pending.write();

@@ -3,6 +3,7 @@ package dev.felix.server.protocol;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.stream.EventBatch;
+import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.EventBatchEncoder;
@@ -10,7 +11,6 @@ import dev.felix.wire.FrameHeader;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 
@@ -68,25 +68,22 @@ final class Frames {
     }
 
     /**
-     * The multiplexed frame of {@code batch} for {@code channels[0..count)}, encoded straight from the batch's
-     * payloads into one pooled direct buffer of this connection's own. QUIC hands a direct buffer's memory to quiche
-     * as it is (a heap or composite frame was first merged into a new heap buffer, then copied into a direct one).
-     * Not through the batch's shared encoding: that would be a heap copy of every payload made only to be copied
-     * again here, where encoding again costs a four-byte length per event (issue 12: 40% of the broker's
-     * allocation at 1 KiB fanout 1 was that copy).
+     * Adds the multiplexed frame of {@code batch} for {@code channels[0..count)} to {@code out}, encoded straight from
+     * the batch's payloads into the batch's pooled direct buffer, which this drain's other frames share (a QUIC stream
+     * sends at least one packet per buffer written to it). QUIC hands a direct buffer's memory to quiche as it is (a
+     * heap or composite frame was first merged into a new heap buffer, then copied into a direct one). Not through the
+     * batch's shared encoding: that would be a heap copy of every payload made only to be copied again here, where
+     * encoding again costs a four-byte length per event (issue 12: 40% of the broker's allocation at 1 KiB fanout 1
+     * was that copy).
      */
-    static ByteBuf muxEvents(ByteBufAllocator alloc, EventBatch batch, int[] channels, int count) {
+    static void muxEvents(FrameBatch out, EventBatch batch, int[] channels, int count) {
         int length = EventBatchEncoder.muxFrameLength(count, batch.payloadArray(), batch.arrayFrom(),
                 batch.eventCount());
-        ByteBuf frame = alloc.directBuffer(length);
-        try {
-            EventBatchEncoder.encodeMux(frame.internalNioBuffer(0, length), channels, count, batch.baseOffset(),
-                    batch.payloadArray(), batch.arrayFrom(), batch.eventCount());
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
-        }
-        return frame.writerIndex(length);
+        ByteBuf frame = out.room(length);
+        int at = frame.writerIndex();
+        EventBatchEncoder.encodeMux(frame.internalNioBuffer(at, length), channels, count, batch.baseOffset(),
+                batch.payloadArray(), batch.arrayFrom(), batch.eventCount());
+        frame.writerIndex(at + length);
     }
 
     private static byte[] encode(EventBatch b, boolean withOffsets) {

@@ -8,6 +8,7 @@ import dev.felix.core.stream.GapNotice;
 import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.transport.CoalescedFlush;
+import dev.felix.transport.FrameBatch;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.Message;
 import io.netty.channel.ChannelHandlerContext;
@@ -68,6 +69,12 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private boolean closed;
     /** One write and flush for the replies queued during a batch of event-loop tasks. */
     private final CoalescedFlush replies;
+    /**
+     * The event frames of one drain, encoded into shared buffers: the stream sends at least one packet per buffer
+     * written to it, so batches that are ready together leave in as few packets as they fill. Written at the end of
+     * the drain, and before anything written to the stream directly (a gap), so order is kept.
+     */
+    private final FrameBatch events;
 
     MuxSession(StreamSession session) {
         this.session = session;
@@ -75,6 +82,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         this.stream = session.channel;
         this.withShard = Capabilities.has(session.negotiated(), Capabilities.SHARDS);
         this.replies = new CoalescedFlush(stream);
+        this.events = new FrameBatch(stream);
         stream.pipeline().addLast(this); // writability changes and the end of the stream
     }
 
@@ -230,18 +238,25 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             return;
         }
         boolean wrote = false;
-        while (stream.isWritable() && !ready.isEmpty()) {
-            wrote |= pass();
-        }
-        if (wrote) {
-            stream.flush();
+        try {
+            while (stream.isWritable() && !ready.isEmpty()) {
+                wrote |= pass();
+            }
+        } finally {
+            if (wrote) {
+                events.write();
+                stream.flush();
+            }
         }
     }
 
     /** Writes {@code batch} once for the first {@code count} channels of {@code ids}, and counts it. */
     private void writeBatch(EventBatch batch, int[] ids, int count) {
-        replies.writePending(); // a channel's events never overtake its mux_subscribed
-        stream.write(Frames.muxEvents(stream.alloc(), batch, ids, count), stream.voidPromise());
+        if (replies.hasPending()) { // a channel's events never overtake its mux_subscribed
+            events.write();
+            replies.writePending();
+        }
+        Frames.muxEvents(events, batch, ids, count);
         context.metrics.deliveredEvents.add((long) batch.eventCount() * count);
         context.metrics.muxFrames.increment();
         if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
@@ -326,6 +341,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     }
 
     private void writeGap(Channel c, GapNotice gap) {
+        events.write();
         replies.writePending();
         stream.write(Frames.json(new Message.Gap(c.subscriptionId, withShard ? Integer.valueOf(gap.shard()) : null,
                 gap.from(), gap.to(), gap.reason().wireName())), stream.voidPromise());

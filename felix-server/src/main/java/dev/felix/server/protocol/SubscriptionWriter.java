@@ -5,6 +5,7 @@ import dev.felix.core.stream.Delivery;
 import dev.felix.core.stream.EventBatch;
 import dev.felix.core.stream.GapNotice;
 import dev.felix.core.stream.SubscriptionListener;
+import dev.felix.transport.FrameBatch;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
@@ -15,13 +16,15 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
 /**
  * Writes one shard subscription to its event stream (a broker-opened unidirectional QUIC stream):
  * {@code event_stream_hello}, then event batches and gap notices in order, pulled from the core (see
- * {@link PulledWriter}). Batches are written as the shared, encoded-once frame of the batch. When the
- * client stops reading (or the connection ends) the core subscription is closed.
+ * {@link PulledWriter}). Batches are written as the shared, encoded-once frame of the batch; the frames of one drain
+ * are copied into one buffer ({@link FrameBatch}), since the stream sends at least one packet per buffer written to
+ * it (and would copy each heap frame into a direct buffer anyway). When the client stops reading (or the connection
+ * ends) the core subscription is closed.
  *
  * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which
- * the shard's thread calls and which only schedule. Batches are written as an unpooled wrapper around the batch's
- * shared encoding (encoded once, immutable, owned by the {@code EventBatch}); Netty releases the wrapper once
- * written, never the shared bytes.
+ * the shard's thread calls and which only schedule. A batch's shared encoding (encoded once, immutable, owned by the
+ * {@code EventBatch}) is copied into the drain's pooled direct buffer, or, above {@link FrameBatch}'s copy limit,
+ * written as an unpooled wrapper that Netty releases once written, never the shared bytes.
  */
 final class SubscriptionWriter extends PulledWriter implements SubscriptionListener, LiveSubscription {
 
@@ -33,6 +36,8 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
     private final boolean withGaps;
     private final boolean withShard;
     private final int negotiated;
+    /** One drain's frames, copied into shared buffers: the stream sends at least one packet per buffer written to it. */
+    private FrameBatch out;
 
     SubscriptionWriter(ServerContext context, ConnectionHandler connection, EventFeed subscription,
             long subscriptionId, int negotiated) {
@@ -49,6 +54,7 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
     /** Binds the opened event stream, writes the hello; deliveries start after {@link #start()}. */
     void bind(QuicStreamChannel stream) {
         this.channel = stream;
+        this.out = new FrameBatch(stream);
         // Ephemeral shards name their incarnation, so a client can resume against it later and be told
         // (with an incarnation gap) if the shard's memory was lost in between.
         Long incarnation = withGaps && !subscription.durable() ? subscription.incarnation() : null;
@@ -89,29 +95,33 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
     @Override
     protected void drain() {
         int written = 0;
-        while (channel.isWritable()) {
-            Delivery d = subscription.poll();
-            if (d == null) {
-                break;
-            }
-            if (d instanceof EventBatch batch) {
-                channel.write(Frames.events(batch, withOffsets), channel.voidPromise());
-                context.metrics.deliveredEvents.add(batch.eventCount());
-                if (batch.publishNanos() != 0) { // 0: read back from a log
-                    context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),
-                            java.util.concurrent.TimeUnit.NANOSECONDS);
+        try {
+            while (channel.isWritable()) {
+                Delivery d = subscription.poll();
+                if (d == null) {
+                    break;
                 }
-                written++;
-            } else if (d instanceof GapNotice gap && withGaps) {
-                channel.write(Frames.json(new Message.Gap(subscriptionId,
-                        withShard ? Integer.valueOf(gap.shard()) : null, gap.from(), gap.to(),
-                        gap.reason().wireName())), channel.voidPromise());
-                context.metrics.deliveredGaps.increment();
-                written++;
+                if (d instanceof EventBatch batch) {
+                    out.add(Frames.events(batch, withOffsets), null);
+                    context.metrics.deliveredEvents.add(batch.eventCount());
+                    if (batch.publishNanos() != 0) { // 0: read back from a log
+                        context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),
+                                java.util.concurrent.TimeUnit.NANOSECONDS);
+                    }
+                    written++;
+                } else if (d instanceof GapNotice gap && withGaps) {
+                    out.add(Frames.json(new Message.Gap(subscriptionId,
+                            withShard ? Integer.valueOf(gap.shard()) : null, gap.from(), gap.to(),
+                            gap.reason().wireName())), null);
+                    context.metrics.deliveredGaps.increment();
+                    written++;
+                }
             }
-        }
-        if (written > 0) {
-            channel.flush();
+        } finally {
+            if (written > 0) {
+                out.write();
+                channel.flush();
+            }
         }
     }
 

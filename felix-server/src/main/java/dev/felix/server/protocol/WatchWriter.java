@@ -12,6 +12,7 @@ import dev.felix.core.cache.WatchEnded;
 import dev.felix.core.cache.WatchItem;
 import dev.felix.core.cache.WatchListener;
 import dev.felix.server.metrics.BrokerMetrics;
+import dev.felix.transport.FrameBatch;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.Message;
@@ -29,6 +30,12 @@ import java.util.concurrent.CompletionException;
  * <p><b>Encodings.</b> A watcher that negotiated {@link Capabilities#BINARY_WATCH} gets its changes as binary
  * watch-change frames ({@code 0x0026}), any other as JSON {@code watch_change}; snapshots and the end are JSON for
  * both. Change and snapshot frames are encoded once and shared by every watch that writes them ({@link WatchFrames}).
+ *
+ * <p><b>One buffer per turn.</b> The frames of one drain are copied into one buffer ({@link FrameBatch}) before they
+ * are written: the QUIC stream sends at least one packet per buffer written to it, so a watcher that fell behind by
+ * a few changes gets them in one packet, not one packet (and one transport acknowledgement back) per change. A
+ * single change costs the same as before: it is one buffer either way, and the stream would copy a heap frame into
+ * a direct buffer anyway.
  *
  * <p><b>Fair to the event loop.</b> One drain writes at most {@value #FRAMES_PER_TURN} frames, then flushes and
  * queues its next turn behind whatever else the event loop has to do (issue 12 item 4): a reply that became ready
@@ -53,12 +60,15 @@ final class WatchWriter extends PulledWriter implements WatchListener {
     private volatile CacheWatch watch;
     /** Changes go as binary frames (the stream negotiated {@link Capabilities#BINARY_WATCH}). */
     private final boolean binary;
+    /** This drain's frames, copied into one buffer: the stream sends a packet per buffer written to it. */
+    private final FrameBatch merged;
 
     WatchWriter(StreamSession session, ClientStreamHandler control) {
         this.session = session;
         this.control = control;
         this.channel = session.channel;
         this.binary = Capabilities.has(session.negotiated(), Capabilities.BINARY_WATCH);
+        this.merged = new FrameBatch(channel);
     }
 
     void start(Message.CacheWatch request) {
@@ -125,6 +135,7 @@ final class WatchWriter extends PulledWriter implements WatchListener {
         BrokerMetrics metrics = session.context.metrics;
         boolean wrote = false;
         int budget = FRAMES_PER_TURN;
+        FrameBatch out = merged;
         while (channel.isWritable()) {
             if (budget-- == 0) {
                 // The rest waits for the next turn, queued behind what the event loop has to do meanwhile.
@@ -139,14 +150,15 @@ final class WatchWriter extends PulledWriter implements WatchListener {
             wrote = true;
             if (item instanceof SnapshotChunk chunk) {
                 metrics.watchSnapshotChunksWritten.increment();
-                channel.write(WatchFrames.snapshot(chunk, metrics), channel.voidPromise());
+                out.add(WatchFrames.snapshot(chunk, metrics), null);
             } else if (item instanceof Change c) {
                 ByteBuf frame = WatchFrames.change(c, binary, metrics);
                 (WatchFrames.isBinary(frame) ? metrics.watchChangesWrittenBinary : metrics.watchChangesWrittenJson)
                         .increment();
-                channel.write(frame, channel.voidPromise());
+                out.add(frame, null);
             } else if (item instanceof WatchEnded ended) {
                 closed = true;
+                out.write();
                 String reason = switch (ended.reason().code()) {
                     case OVERLOADED -> Message.WatchEnded.REASON_OVERFLOW;
                     case UNAVAILABLE -> Message.WatchEnded.REASON_SHUTDOWN;
@@ -159,6 +171,7 @@ final class WatchWriter extends PulledWriter implements WatchListener {
             }
         }
         if (wrote) {
+            out.write();
             channel.flush();
         }
     }
