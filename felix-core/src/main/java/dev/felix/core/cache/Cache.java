@@ -265,6 +265,11 @@ public final class Cache {
         return incarnation;
     }
 
+    /** How many watches the cache is feeding now (a volatile read; any thread). */
+    public int watchCount() {
+        return watches.count();
+    }
+
     /** A moment's view of offsets and size; never loads. */
     public CacheInfo info() {
         State s = state;

@@ -67,6 +67,11 @@ public final class CacheWatch implements AutoCloseable {
         return watcher.next;
     }
 
+    /** How many watches the cache feeds now, this one included (a volatile read; any thread). */
+    public int watchesOfCache() {
+        return cache.watchCount();
+    }
+
     /** The next item in order, or null when nothing is queued. Consumer thread only. */
     public WatchItem poll() {
         return watcher.queue.poll();

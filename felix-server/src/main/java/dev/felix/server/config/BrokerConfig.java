@@ -49,6 +49,7 @@ public record BrokerConfig(
         Duration idleTimeout,
         int maxUdpPayloadBytes,
         int quicIoThreads,
+        int watchLingerMicros,
         Duration shutdownTimeout,
         ClusterConfig cluster) {
 
@@ -67,6 +68,12 @@ public record BrokerConfig(
      * over cores (measured in docs/benchmarks.md, "Event loops").
      */
     public static final int DEFAULT_QUIC_IO_THREADS = 1;
+    /**
+     * Default {@code watch_linger_us}: 5,000 (5 ms). Only caches with many watches wait (see
+     * {@code WatchWriter.LINGER_MIN_WATCHES}); at 100 watchers it let the broker sustain several times the change rate
+     * (docs/benchmarks.md, "Watch changes per packet").
+     */
+    public static final int DEFAULT_WATCH_LINGER_US = 5_000;
     /** Default {@code shutdown_timeout_ms}: 10 s. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -92,6 +99,7 @@ public record BrokerConfig(
         checkMillis(Settings.IDLE_TIMEOUT_MS, idleTimeout);
         check(Settings.MAX_UDP_PAYLOAD_BYTES, maxUdpPayloadBytes);
         check(Settings.QUIC_IO_THREADS, quicIoThreads);
+        check(Settings.WATCH_LINGER_US, watchLingerMicros);
         checkMillis(Settings.SHUTDOWN_TIMEOUT_MS, shutdownTimeout);
         if ((tlsCert == null) != (tlsKey == null)) {
             throw new IllegalArgumentException("tls_cert and tls_key must be set together (tls_cert " + tlsCert
@@ -137,7 +145,8 @@ public record BrokerConfig(
                 .writerQueue(writerQueue).subscriberQueue(subscriberQueue).subscriberQueuePolicy(subscriberQueuePolicy)
                 .ingressPolicy(ingressPolicy).connWindowBytes(connWindowBytes).streamWindowBytes(streamWindowBytes)
                 .maxStreams(maxStreams).idleTimeout(idleTimeout).maxUdpPayloadBytes(maxUdpPayloadBytes)
-                .quicIoThreads(quicIoThreads).shutdownTimeout(shutdownTimeout).cluster(cluster);
+                .quicIoThreads(quicIoThreads).watchLingerMicros(watchLingerMicros).shutdownTimeout(shutdownTimeout)
+                .cluster(cluster);
     }
 
     /** The core's settings these imply. */
@@ -269,6 +278,7 @@ public record BrokerConfig(
         private Duration idleTimeout;
         private int maxUdpPayloadBytes;
         private int quicIoThreads;
+        private int watchLingerMicros;
         private Duration shutdownTimeout;
         private ClusterConfig cluster;
 
@@ -438,6 +448,16 @@ public record BrokerConfig(
             return this;
         }
 
+        /**
+         * {@code watch_linger_us}: 0..1,000,000; for a cache with many watches, how long a watch stream that just sent
+         * changes waits before it sends the next ones, so that quick changes share packets; 0 never waits; default
+         * {@value #DEFAULT_WATCH_LINGER_US}.
+         */
+        public Builder watchLingerMicros(int micros) {
+            this.watchLingerMicros = check(Settings.WATCH_LINGER_US, micros);
+            return this;
+        }
+
         /** {@code shutdown_timeout_ms}: how long in-flight work may take on SIGTERM; default 10 s. */
         public Builder shutdownTimeout(Duration timeout) {
             this.shutdownTimeout = checkMillis(Settings.SHUTDOWN_TIMEOUT_MS, timeout);
@@ -471,7 +491,7 @@ public record BrokerConfig(
                     autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck,
                     storageFlushThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, subscriberQueuePolicy,
                     ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout, maxUdpPayloadBytes,
-                    quicIoThreads, shutdownTimeout, cluster);
+                    quicIoThreads, watchLingerMicros, shutdownTimeout, cluster);
         }
     }
 }

@@ -113,6 +113,7 @@ public final class ConfigLoader {
                     .idleTimeout(Duration.ofMillis(r.get(Settings.IDLE_TIMEOUT_MS)))
                     .maxUdpPayloadBytes(r.get(Settings.MAX_UDP_PAYLOAD_BYTES))
                     .quicIoThreads(r.get(Settings.QUIC_IO_THREADS))
+                    .watchLingerMicros(r.get(Settings.WATCH_LINGER_US))
                     .shutdownTimeout(Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)))
                     .cluster(cluster)
                     .build();

@@ -71,6 +71,8 @@ public final class BrokerMetrics implements AutoCloseable {
     /** {@code watch_snapshot} chunks encoded (once per chunk of a snapshot, shared by the watches that start at it). */
     public final LongAdder watchSnapshotEncodings = new LongAdder();
     /** Times a watch stream stopped writing at its per-turn budget and let the event loop run other work. */
+    /** Watch drains that waited for {@code watch_linger_us} so that quick changes leave together. */
+    public final LongAdder watchLingers = new LongAdder();
     public final LongAdder watchDrainYields = new LongAdder();
     /**
      * Watch frames the broker wrote between a reply on a client stream (a publish acknowledgement, a cache
@@ -186,6 +188,8 @@ public final class BrokerMetrics implements AutoCloseable {
                 + " start at its snapshot)", watchSnapshotEncodings);
         counter("felix.watch.drain.yields", "times a watch stream stopped at its per-turn budget to let the event"
                 + " loop run other work", watchDrainYields);
+        counter("felix.watch.lingers", "times a watch stream of a cache with many watches waited watch_linger_us so"
+                + " that quick changes leave together", watchLingers);
         counter("felix.connection.errors", "transport errors reported on connections that stayed open",
                 connectionErrors);
         for (Closes.By by : Closes.By.values()) {
