@@ -59,27 +59,21 @@ class WatchLingerTest {
 
     @Test
     void aCacheWith31Watches_neverLingers() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir, Map.of("watch_linger_us", Integer.toString(LINGER_US)));
-                FelixClient writer = broker.connect(); FelixClient watchers = broker.connect()) {
-            CacheRef ref = CacheRef.parse("t1/default/linger-31");
-            Cache cache = create(writer, ref);
-            List<CacheMirror> mirrors = mirrors(watchers, ref, 31);
-
-            for (int i = 0; i < 20; i++) {
-                cache.put("k", bytes("v" + i), null);
-            }
-            awaitAll(mirrors, "v19");
-            assertThat(broker.server().metrics().watchLingers.sum()).as("watch drains that lingered").isZero();
-        }
+        assertNoLinger(Integer.toString(LINGER_US), 31);
     }
 
     @Test
     void zeroTurnsLingeringOff_evenWithManyWatches() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir, Map.of("watch_linger_us", "0"));
+        assertNoLinger("0", 40);
+    }
+
+    /** Twenty back-to-back changes reach {@code watches} mirrors with no drain lingering. */
+    private void assertNoLinger(String lingerUs, int watches) throws Exception {
+        try (TestBroker broker = TestBroker.start(dir, Map.of("watch_linger_us", lingerUs));
                 FelixClient writer = broker.connect(); FelixClient watchers = broker.connect()) {
-            CacheRef ref = CacheRef.parse("t1/default/linger-off");
+            CacheRef ref = CacheRef.parse("t1/default/no-linger");
             Cache cache = create(writer, ref);
-            List<CacheMirror> mirrors = mirrors(watchers, ref, 40);
+            List<CacheMirror> mirrors = mirrors(watchers, ref, watches);
 
             for (int i = 0; i < 20; i++) {
                 cache.put("k", bytes("v" + i), null);
