@@ -69,7 +69,7 @@ final class Frames {
 
     /**
      * Adds the multiplexed frame of {@code batch} for {@code channels[0..count)} to {@code out}, encoded straight from
-     * the batch's payloads into the batch's pooled direct buffer, which this drain's other frames share (a QUIC stream
+     * the batch's payloads into the drain's pooled direct buffer, which its other frames share (a QUIC stream
      * sends at least one packet per buffer written to it). QUIC hands a direct buffer's memory to quiche as it is (a
      * heap or composite frame was first merged into a new heap buffer, then copied into a direct one). Not through the
      * batch's shared encoding: that would be a heap copy of every payload made only to be copied again here, where
