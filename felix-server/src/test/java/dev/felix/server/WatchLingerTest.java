@@ -58,6 +58,27 @@ class WatchLingerTest {
     }
 
     @Test
+    void aLingeringStreamSendsOnceHalfItsQueueIsFull_soAWatcherWithASmallQueueIsNeverEnded() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir, Map.of("watch_linger_us", Integer.toString(LINGER_US)));
+                FelixClient writer = broker.connect(); FelixClient watchers = broker.connect()) {
+            CacheRef ref = CacheRef.parse("t1/default/linger-small-queue");
+            Cache cache = create(writer, ref);
+            List<CacheMirror> mirrors = mirrors(watchers, ref, 31);
+            CacheMirror small = watchers.mirror(ref, null, 8); // the 32nd watch, with room for 8 changes
+            await().atMost(Duration.ofSeconds(20)).until(small::caughtUp);
+            mirrors.add(small);
+
+            // Twenty changes inside one linger: a stream that waited the whole second would hold them all.
+            for (int i = 0; i < 20; i++) {
+                cache.put("k", bytes("v" + i), null);
+            }
+            awaitAll(mirrors, "v19");
+            assertThat(small.rewatches()).as("re-watches of the mirror with an 8-change queue").isZero();
+            assertThat(broker.server().metrics().watchLingers.sum()).as("watch drains that lingered").isPositive();
+        }
+    }
+
+    @Test
     void aCacheWith31Watches_neverLingers() throws Exception {
         assertNoLinger(Integer.toString(LINGER_US), 31);
     }

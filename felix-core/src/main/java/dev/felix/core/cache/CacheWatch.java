@@ -82,6 +82,15 @@ public final class CacheWatch implements AutoCloseable {
         return watcher.queue.changes();
     }
 
+    /**
+     * Whether the queued changes fill half this watch's queue (events or bytes). The change that gets it there
+     * wakes the consumer ({@link WatchListener#onReady()}) even though the queue was not empty, so a consumer that
+     * holds changes back must send once this is true, or the watch may overflow and end.
+     */
+    public boolean queueHalfFull() {
+        return watcher.queue.atHalf();
+    }
+
     /** Stops the watch; queued items are discarded. Idempotent. */
     @Override
     public void close() {

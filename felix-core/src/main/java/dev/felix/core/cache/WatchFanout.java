@@ -136,7 +136,7 @@ final class WatchFanout {
             }
             w.next = c.offset() + 1;
             metrics.watchDelivered.increment();
-            if (offer == WatcherQueue.Offer.ADDED_WAKE) {
+            if (offer == WatcherQueue.Offer.ADDED_WAKE || offer == WatcherQueue.Offer.ADDED_HALF) {
                 wake(w);
             }
         }
@@ -211,7 +211,7 @@ final class WatchFanout {
         }
         w.next = c.offset() + 1;
         metrics.watchDelivered.increment();
-        if (offer == WatcherQueue.Offer.ADDED_WAKE) {
+        if (offer == WatcherQueue.Offer.ADDED_WAKE || offer == WatcherQueue.Offer.ADDED_HALF) {
             wake(w);
         }
         return true;

@@ -13,6 +13,10 @@ import dev.felix.core.writer.ConsumerQueue;
  * values are shared with the cache), so a snapshot never overflows a watch. Changes count one event each; the
  * end marker is always accepted and nothing is accepted after it.
  *
+ * <p><b>Waking at half.</b> Besides the change that finds the queue empty, the change that fills it to half its
+ * limits wakes the consumer too ({@link Offer#ADDED_HALF}). A consumer that holds changes back on purpose (the broker's watch linger sends a
+ * cache's quick changes together) is told in time to send before the queue overflows and ends the watch.
+ *
  * <p><b>Threads.</b> The cache's writer offers; the watcher's consumer polls.
  */
 final class WatcherQueue extends ConsumerQueue<WatchItem> {
@@ -44,8 +48,8 @@ final class WatcherQueue extends ConsumerQueue<WatchItem> {
     }
 
     /**
-     * Adds a change if it fits. When it does not and {@code signalWhenSpace} is set, the space listener runs
-     * once the consumer has freed room.
+     * Adds a change if it fits ({@link Offer#ADDED_HALF} when it fills the queue to half). When it does not and
+     * {@code signalWhenSpace} is set, the space listener runs once the consumer has freed room.
      */
     synchronized Offer offer(Change c, boolean signalWhenSpace) {
         if (ended) {
@@ -58,7 +62,15 @@ final class WatcherQueue extends ConsumerQueue<WatchItem> {
             }
             return Offer.FULL;
         }
-        return append(c, 1, w);
+        boolean belowHalfBefore = !atHalf();
+        Offer added = append(c, 1, w);
+        return added == Offer.ADDED && belowHalfBefore && atHalf() ? Offer.ADDED_HALF : added;
+    }
+
+    /** Whether the queued changes fill half its limits (events or bytes): a consumer holding back sends now. */
+    synchronized boolean atHalf() {
+        QueueLimits l = limits();
+        return events() >= Math.max(1, l.events() / 2) || bytes() >= Math.max(1, l.bytes() / 2);
     }
 
     /** Appends the end marker; nothing is accepted after it. Returns whether to wake the consumer. */

@@ -25,7 +25,18 @@ public abstract class ConsumerQueue<T> {
 
     /** Result of an offer: whether the item was added, and whether the consumer must be woken. */
     public enum Offer {
-        ADDED_WAKE, ADDED, FULL
+        /** Added to an empty queue: wake the consumer. */
+        ADDED_WAKE,
+        /** Added behind other items: the consumer was already woken for them. */
+        ADDED,
+        /**
+         * Added behind other items, and the queue now holds half its limits for the first time since it was
+         * below: wake a consumer that holds items back on purpose, so it sends before the queue overflows. Only
+         * queues whose consumers may hold back return it (a cache watch's).
+         */
+        ADDED_HALF,
+        /** Not added: no room. */
+        FULL
     }
 
     private final ArrayDeque<Object> items = new ArrayDeque<>();

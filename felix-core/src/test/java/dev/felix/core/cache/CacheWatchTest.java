@@ -269,6 +269,29 @@ class CacheWatchTest {
 
     @ParameterizedTest
     @EnumSource(Backing.class)
+    void aConsumerThatHoldsBack_isWokenAgainWhenItsQueueIsHalfFull_beforeItOverflows(Backing b) {
+        Cache c = cache(b, CacheConfig.memory().withWatcherQueue(new QueueLimits(8, 1 << 20)));
+        AtomicInteger ready = new AtomicInteger();
+        CacheWatch w = Await.get(c.watch(null, 0L, ready::incrementAndGet)); // from offset 0: no snapshot
+        put(c, "k0", "v0");
+        Await.until("woken by the first change", () -> ready.get() == 1);
+        assertThat(w.queueHalfFull()).isFalse();
+
+        // The consumer polls nothing (a broker watch stream lingering): the queue was not empty, so only the
+        // change that fills half of it wakes the consumer again.
+        for (int i = 1; i < 4; i++) {
+            put(c, "k" + i, "v" + i);
+        }
+        Await.until("woken again at 4 of 8 changes", () -> ready.get() == 2);
+        assertThat(w.queueHalfFull()).isTrue();
+        put(c, "k4", "v4");
+        assertThat(barrier(c).watchers()).isEqualTo(1);
+        assertThat(ready).as("no further wake above half").hasValue(2);
+        assertThat(drain(w)).extracting(i -> ((Change) i).offset()).containsExactly(0L, 1L, 2L, 3L, 4L);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backing.class)
     void replayFromFarBack_isPacedByTheQueue_neverEnded(Backing b) {
         Cache c = cache(b, CacheConfig.memory().withWatcherQueue(new QueueLimits(4, 1 << 20)));
         for (int i = 0; i < 200; i++) {

@@ -41,7 +41,10 @@ class WatcherQueueSanityTest extends QueueSanitySuite {
             public Offered offer(long seq, int units, boolean signalWhenSpace) {
                 Change c = change(seq, units);
                 assertThat(ChangeRing.weight(c)).isEqualTo((long) units * UNIT);
-                return Offered.valueOf(q.offer(c, signalWhenSpace).name());
+                WatcherQueue.Offer offer = q.offer(c, signalWhenSpace);
+                // The half-full wake is this queue's own (tested below); in the shared contract it is an ADDED.
+                return Offered.valueOf((offer == WatcherQueue.Offer.ADDED_HALF ? WatcherQueue.Offer.ADDED : offer)
+                        .name());
             }
 
             @Override
@@ -95,6 +98,36 @@ class WatcherQueueSanityTest extends QueueSanitySuite {
             out.add(i);
         }
         return out;
+    }
+
+    // ------------------------------------------------------------------ the half-full wake
+
+    @Test
+    void theChangeThatFillsHalfTheQueue_asksToWakeTheConsumer_onceUntilItDrainsBelowHalf() {
+        WatcherQueue q = new WatcherQueue(new QueueLimits(8, 1 << 20), () -> { });
+        List<WatcherQueue.Offer> offers = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            offers.add(q.offer(change(i, 1), false));
+        }
+        assertThat(offers).containsExactly(WatcherQueue.Offer.ADDED_WAKE, WatcherQueue.Offer.ADDED,
+                WatcherQueue.Offer.ADDED, WatcherQueue.Offer.ADDED_HALF, WatcherQueue.Offer.ADDED,
+                WatcherQueue.Offer.ADDED, WatcherQueue.Offer.ADDED, WatcherQueue.Offer.ADDED);
+        assertThat(q.atHalf()).isTrue();
+
+        for (int i = 0; i < 5; i++) {
+            q.poll(); // 3 left: below half again
+        }
+        assertThat(q.atHalf()).isFalse();
+        assertThat(q.offer(change(8, 1), false)).as("back at half").isEqualTo(WatcherQueue.Offer.ADDED_HALF);
+        assertThat(q.offer(change(9, 1), false)).isEqualTo(WatcherQueue.Offer.ADDED);
+    }
+
+    @Test
+    void halfTheByteLimit_alsoAsksToWakeTheConsumer() {
+        WatcherQueue q = new WatcherQueue(new QueueLimits(100, 10L * UNIT), () -> { });
+        assertThat(q.offer(change(0, 2), false)).isEqualTo(WatcherQueue.Offer.ADDED_WAKE);
+        assertThat(q.offer(change(1, 2), false)).as("4 of 10 units").isEqualTo(WatcherQueue.Offer.ADDED);
+        assertThat(q.offer(change(2, 1), false)).as("5 of 10 units").isEqualTo(WatcherQueue.Offer.ADDED_HALF);
     }
 
     // ------------------------------------------------------------------ the end marker
@@ -164,7 +197,8 @@ class WatcherQueueSanityTest extends QueueSanitySuite {
         nodes.add(t.newNode("big1", new byte[(int) WatcherQueue.CHUNK_BYTES], CacheEntry.NEVER));
         nodes.add(t.newNode("big2", new byte[(int) WatcherQueue.CHUNK_BYTES], CacheEntry.NEVER));
         assertThat(q.addSnapshot(new SharedSnapshot(this, 9, null, nodes.toArray(new EntryTable.Node[0])))).isTrue();
-        assertThat(q.offer(change(9, 1), false)).isEqualTo(WatcherQueue.Offer.ADDED);
+        assertThat(q.offer(change(9, 1), false)).as("not empty (the snapshot), and the one change fills half")
+                .isEqualTo(WatcherQueue.Offer.ADDED_HALF);
         List<Integer> sizes = new ArrayList<>();
         WatchItem i;
         while ((i = q.poll()) instanceof SnapshotChunk chunk) {

@@ -42,8 +42,10 @@ import java.util.concurrent.TimeUnit;
  * packet per change per watcher when its changes come one at a time, and the transport's acknowledgement of each. So
  * a watch stream of such a cache that sent changes less than {@code watch_linger_us} ago waits until that much time
  * has passed, and sends what came meanwhile together (counted in {@code felix_watch_lingers_total}). Changes further
- * apart than that never wait, nor does a backlog (a drain that stopped at its budget), nor any watch of a cache with
- * fewer watches: at 1 and 10 watchers, and at low change rates, nothing changes.
+ * apart than that never wait, nor does a backlog (a drain that stopped at its budget, or a watch queue half full:
+ * the change that fills it to half wakes a lingering stream, which then sends at once, so lingering never overflows
+ * a watcher's queue), nor any watch of a cache with fewer watches: at 1 and 10 watchers, and at low change rates,
+ * nothing changes.
  *
  * <p><b>Fair to the event loop.</b> One drain writes at most {@value #FRAMES_PER_TURN} frames, then flushes and
  * queues its next turn behind whatever else the event loop has to do (issue 12 item 4): a reply that became ready
@@ -148,6 +150,9 @@ final class WatchWriter extends PulledWriter implements WatchListener {
     }
 
     private void drainAfterLinger() {
+        if (!lingering) {
+            return; // its queue reached half meanwhile and the stream sent early
+        }
         lingering = false;
         if (!closed) {
             lastFlush = System.nanoTime() - lingerNanos; // this drain does not wait again
@@ -162,11 +167,14 @@ final class WatchWriter extends PulledWriter implements WatchListener {
             return;
         }
         if (lingering) {
-            return; // the linger task drains
+            if (!w.queueHalfFull()) {
+                return; // the linger task drains
+            }
+            lingering = false; // woken at half its queue: send now rather than risk an overflow
         }
         long now = System.nanoTime();
         if (lingerNanos > 0 && !yielded && now - lastFlush < lingerNanos
-                && w.watchesOfCache() >= LINGER_MIN_WATCHES) {
+                && w.watchesOfCache() >= LINGER_MIN_WATCHES && !w.queueHalfFull()) {
             lingering = true;
             session.context.metrics.watchLingers.increment();
             channel.eventLoop().schedule(lingerTask, lastFlush + lingerNanos - now, TimeUnit.NANOSECONDS);
