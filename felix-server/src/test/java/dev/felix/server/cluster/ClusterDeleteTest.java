@@ -55,8 +55,7 @@ class ClusterDeleteTest extends ClusterTestBase {
 
         FelixClient atLeader = cluster.connect(cluster.node(streamLeader));
         Publisher publisher = atLeader.publisher(GONE);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-                .until(() -> publisher.publish(bytes("m0")).firstOffset() == 0);
+        publishUntilAccepted(publisher, bytes("m0"), Duration.ofSeconds(30));
         for (int i = 1; i < 5; i++) {
             publisher.publish(bytes("m" + i));
         }
@@ -94,7 +93,7 @@ class ClusterDeleteTest extends ClusterTestBase {
         admin.streams().create(GONE, new StreamSpec(1, true, "on_commit", null, null).replicated("leader", 3));
         String newLeader = placement(n1, ShardKey.Kind.STREAM, GONE.toString()).leader();
         Publisher again = cluster.connect(cluster.node(newLeader)).publisher(GONE);
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> again.publish(bytes("fresh")) != null);
+        publishUntilAccepted(again, bytes("fresh"), Duration.ofSeconds(30));
         Subscription fresh = cluster.connect(cluster.node(newLeader)).subscribe(SubscribeOptions.of(GONE).fromEarliest());
         Event first = (Event) fresh.next(Duration.ofSeconds(10));
         assertThat(first.offset()).as("a re-created stream starts empty").isZero();
@@ -116,7 +115,7 @@ class ClusterDeleteTest extends ClusterTestBase {
         for (StreamRef s : List.of(GONE, kept)) {
             Publisher p = cluster.connect(cluster.node(placement(n1, ShardKey.Kind.STREAM, s.toString()).leader()))
                     .publisher(s);
-            await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> p.publish(bytes("m")) != null);
+            publishUntilAccepted(p, bytes("m"), Duration.ofSeconds(30));
         }
         Cache cache = cluster.connect(cluster.node(placement(n1, ShardKey.Kind.CACHE, SESSIONS.toString()).leader()))
                 .cache(SESSIONS);
