@@ -1,5 +1,6 @@
 package dev.felix.cli;
 
+import dev.felix.transport.NettyLeakDefault;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 

@@ -2,6 +2,7 @@ package dev.felix.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.felix.transport.NettyLeakDefault;
 import io.netty.util.ResourceLeakDetector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

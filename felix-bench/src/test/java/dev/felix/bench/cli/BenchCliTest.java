@@ -2,6 +2,8 @@ package dev.felix.bench.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.felix.transport.NettyLeakDefault;
+import io.netty.util.ResourceLeakDetector;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -42,6 +44,31 @@ class BenchCliTest {
         SURFACE.put("micro", help);       // passes every other argument to JMH
         SURFACE.put("cluster", Set.of()); // parses its own --name=value options (felix bench cluster --help)
         SURFACE.put("fanout", Set.of());  // parses its own --name=value options (felix bench fanout --help)
+    }
+
+    @Test
+    void theBenchmarksRunWithoutNettyLeakDetection_asTheFelixCommandDoes() {
+        ResourceLeakDetector.Level before = ResourceLeakDetector.getLevel();
+        String property = System.getProperty(NettyLeakDefault.LEVEL);
+        try {
+            System.clearProperty(NettyLeakDefault.LEVEL);
+            ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.SIMPLE); // Netty's own default
+            PrintStream out = System.out;
+            try {
+                System.setOut(new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+                assertThat(BenchMain.execute("bench", "--help")).isZero();
+            } finally {
+                System.setOut(out);
+            }
+            // The Felix broker and clients a benchmark times live in this JVM (and the watch broker's process
+            // starts through BrokerMain, which does the same): a stack trace per 128 buffers is not measured.
+            assertThat(ResourceLeakDetector.getLevel()).isEqualTo(ResourceLeakDetector.Level.DISABLED);
+        } finally {
+            ResourceLeakDetector.setLevel(before);
+            if (property != null) {
+                System.setProperty(NettyLeakDefault.LEVEL, property);
+            }
+        }
     }
 
     @Test
