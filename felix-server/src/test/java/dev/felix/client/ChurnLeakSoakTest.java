@@ -44,8 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code felix.soak.seconds} (default 20; the ten-minute soak is {@code -Dfelix.soak.seconds=600}), with Netty's
  * leak detection at PARANOID, then everything closes and the test asserts that no buffer leaked, that the broker
  * holds no connection, subscriber or watch any more, that exactly as many Netty buffers are live as at the
- * baseline (a buffer kept reachable but never released is no leak to Netty, but shows here), and that Netty's
- * direct memory is back near its baseline. It prints a {@code soak:} summary line.
+ * baseline, holding exactly as many bytes (a buffer kept reachable but never released is no leak to Netty, but
+ * shows here). It prints a {@code soak:} summary line with the allocator's direct memory before and after, which
+ * it reports but does not bound (the chunks the allocator caches; see the note above the live-buffer limits).
  *
  * <p>The churn, each kind on its own thread, each round on fresh connections:
  * <ul>
@@ -78,15 +79,15 @@ class ChurnLeakSoakTest {
      */
     static final long MAX_SECONDS = 840;
 
-    /**
-     * How far above its baseline Netty's buffer allocator may settle once every client closed. The default
-     * {@code adaptive} allocator reports only the chunks it holds, used or not (it has no figure like the pooled
-     * allocator's pinned memory), and how many it keeps for reuse after a load depends on which threads last
-     * allocated: with the same churn it settled anywhere from 15 to 40 MiB, up to 9 MiB above the baseline. So
-     * this bound catches only gross retention; the precise check is on live buffers
-     * ({@link #LIVE_TOLERANCE_BUFFERS}).
+    /*
+     * No bound on the allocator's own chunk memory. The default adaptive allocator reports every chunk it holds,
+     * used or cached, and never trims an idle thread's cache nor its shared large-buffer group (up to 8 MiB
+     * chunks, several per magazine plus a reuse queue). How much it keeps after the same churn is bimodal: in
+     * nine runs of five nearby builds (2026-12-03) it settled within 1 MiB of the warm-up's baseline in five and
+     * 33 to 77 MiB above it in four, the old build as often as the new (CI failed a 32 MiB bound on it). A bound loose enough
+     * never to fail proves nothing, and memory held by buffers is checked exactly by the live-buffer count below;
+     * the allocator's figures are printed in the summary line.
      */
-    static final long DIRECT_TOLERANCE_BYTES = 32L << 20;
 
     /**
      * Live Netty buffers (allocated, not yet released; {@link LeakRecorder#liveBuffers()}) allowed above the
@@ -144,17 +145,14 @@ class ChurnLeakSoakTest {
             LeakRecorder.Live[] liveAfter = {null};
             try {
                 await("live Netty buffers back to their baseline " + liveBefore + " (slack " + LIVE_TOLERANCE_BUFFERS
-                        + " buffers, " + LIVE_TOLERANCE_BYTES + " bytes) and Netty's direct memory within "
-                        + (DIRECT_TOLERANCE_BYTES >> 20) + " MiB of its baseline")
+                        + " buffers, " + LIVE_TOLERANCE_BYTES + " bytes)")
                         .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(250)).until(() -> {
                             collect();
                             after[0] = allocatorDirect();
                             after[1] = PlatformDependent.usedDirectMemory();
                             liveAfter[0] = LeakRecorder.liveBuffers();
                             return liveAfter[0].buffers() <= liveBefore.buffers() + LIVE_TOLERANCE_BUFFERS
-                                    && liveAfter[0].bytes() <= liveBefore.bytes() + LIVE_TOLERANCE_BYTES
-                                    && after[0] <= allocatorBefore + DIRECT_TOLERANCE_BYTES
-                                    && (nettyBefore < 0 || after[1] <= nettyBefore + DIRECT_TOLERANCE_BYTES);
+                                    && liveAfter[0].bytes() <= liveBefore.bytes() + LIVE_TOLERANCE_BYTES;
                         });
             } catch (ConditionTimeoutException e) {
                 throw new AssertionError("after the churn, live Netty buffers " + liveAfter[0] + " (baseline "

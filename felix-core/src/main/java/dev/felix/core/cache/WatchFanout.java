@@ -136,7 +136,7 @@ final class WatchFanout {
             }
             w.next = c.offset() + 1;
             metrics.watchDelivered.increment();
-            if (offer == WatcherQueue.Offer.ADDED_WAKE || offer == WatcherQueue.Offer.ADDED_HALF) {
+            if (offer == WatcherQueue.Offer.ADDED_WAKE || offer == WatcherQueue.Offer.ADDED_HALF && holdingBack(w)) {
                 wake(w);
             }
         }
@@ -211,7 +211,7 @@ final class WatchFanout {
         }
         w.next = c.offset() + 1;
         metrics.watchDelivered.increment();
-        if (offer == WatcherQueue.Offer.ADDED_WAKE || offer == WatcherQueue.Offer.ADDED_HALF) {
+        if (offer == WatcherQueue.Offer.ADDED_WAKE || offer == WatcherQueue.Offer.ADDED_HALF && holdingBack(w)) {
             wake(w);
         }
         return true;
@@ -283,6 +283,19 @@ final class WatchFanout {
         w.closed = true;
         if (watchers.remove(w)) {
             publishedWatchers = watchers.size();
+        }
+    }
+
+    /**
+     * Whether a watcher whose queue just filled to half holds its changes back and so must be woken again; one
+     * that drains whenever woken already has a drain on its way and is not woken twice.
+     */
+    private boolean holdingBack(Watcher w) {
+        try {
+            return w.listener.holdingBack();
+        } catch (RuntimeException e) {
+            LOG.warn("watch listener of cache {} threw; ignored: {}", label, e.toString());
+            return false;
         }
     }
 

@@ -11,7 +11,21 @@ public interface WatchListener {
 
     /**
      * The watch's queue went from empty to non-empty: {@link CacheWatch#poll()} has something. The consumer
-     * polls until {@code null}; it is told again only after it found the queue empty.
+     * polls until {@code null}; it is told again only after it found the queue empty, or, while it is
+     * {@linkplain #holdingBack() holding back}, when the queue fills to half.
      */
     void onReady();
+
+    /**
+     * Whether the consumer is holding queued changes back on purpose now (the broker's watch linger sends a
+     * cache's quick changes together). While it is, the change that fills the queue to half its limits calls
+     * {@link #onReady()} again, so that it sends before the queue overflows and ends the watch. A consumer that
+     * drains whenever told is not told twice (the default). Called on the cache's writer thread after each such
+     * change, so it must be cheap; a consumer that starts holding back must set what this returns before it
+     * looks at {@link CacheWatch#queueHalfFull()}, so that either it sees the queue at half or the writer sees it
+     * holding back.
+     */
+    default boolean holdingBack() {
+        return false;
+    }
 }

@@ -14,8 +14,9 @@ import dev.felix.core.writer.ConsumerQueue;
  * end marker is always accepted and nothing is accepted after it.
  *
  * <p><b>Waking at half.</b> Besides the change that finds the queue empty, the change that fills it to half its
- * limits wakes the consumer too ({@link Offer#ADDED_HALF}). A consumer that holds changes back on purpose (the broker's watch linger sends a
- * cache's quick changes together) is told in time to send before the queue overflows and ends the watch.
+ * limits returns {@link Offer#ADDED_HALF}: the fanout wakes a consumer that holds changes back on purpose
+ * ({@link WatchListener#holdingBack()}: the broker's watch linger sends a cache's quick changes together) in time
+ * to send before the queue overflows and ends the watch.
  *
  * <p><b>Threads.</b> The cache's writer offers; the watcher's consumer polls.
  */

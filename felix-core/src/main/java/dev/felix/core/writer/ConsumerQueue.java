@@ -31,8 +31,9 @@ public abstract class ConsumerQueue<T> {
         ADDED,
         /**
          * Added behind other items, and the queue now holds half its limits for the first time since it was
-         * below: wake a consumer that holds items back on purpose, so it sends before the queue overflows. Only
-         * queues whose consumers may hold back return it (a cache watch's).
+         * below: wake the consumer if it holds items back on purpose, so it sends before the queue overflows
+         * (one that drains whenever woken needs no second wake). Only queues whose consumers may hold back
+         * return it (a cache watch's).
          */
         ADDED_HALF,
         /** Not added: no room. */

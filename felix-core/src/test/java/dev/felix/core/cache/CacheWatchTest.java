@@ -272,7 +272,17 @@ class CacheWatchTest {
     void aConsumerThatHoldsBack_isWokenAgainWhenItsQueueIsHalfFull_beforeItOverflows(Backing b) {
         Cache c = cache(b, CacheConfig.memory().withWatcherQueue(new QueueLimits(8, 1 << 20)));
         AtomicInteger ready = new AtomicInteger();
-        CacheWatch w = Await.get(c.watch(null, 0L, ready::incrementAndGet)); // from offset 0: no snapshot
+        CacheWatch w = Await.get(c.watch(null, 0L, new WatchListener() { // from offset 0: no snapshot
+            @Override
+            public void onReady() {
+                ready.incrementAndGet();
+            }
+
+            @Override
+            public boolean holdingBack() {
+                return true;
+            }
+        }));
         put(c, "k0", "v0");
         Await.until("woken by the first change", () -> ready.get() == 1);
         assertThat(w.queueHalfFull()).isFalse();
@@ -288,6 +298,25 @@ class CacheWatchTest {
         assertThat(barrier(c).watchers()).isEqualTo(1);
         assertThat(ready).as("no further wake above half").hasValue(2);
         assertThat(drain(w)).extracting(i -> ((Change) i).offset()).containsExactly(0L, 1L, 2L, 3L, 4L);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backing.class)
+    void aConsumerThatDrainsWheneverWoken_isNotWokenAgainAtHalf(Backing b) {
+        Cache c = cache(b, CacheConfig.memory().withWatcherQueue(new QueueLimits(8, 1 << 20)));
+        AtomicInteger ready = new AtomicInteger();
+        CacheWatch w = Await.get(c.watch(null, 0L, ready::incrementAndGet)); // holdingBack() false: the default
+        put(c, "k0", "v0");
+        Await.until("woken by the first change", () -> ready.get() == 1);
+
+        // It has not polled yet (its drain is on its way): the changes that fill half of the queue add to it.
+        for (int i = 1; i < 6; i++) {
+            put(c, "k" + i, "v" + i);
+        }
+        assertThat(barrier(c).watchers()).isEqualTo(1);
+        assertThat(w.queueHalfFull()).isTrue();
+        assertThat(ready).as("one wake for a queue it has not emptied yet").hasValue(1);
+        assertThat(drain(w)).hasSize(6);
     }
 
     @ParameterizedTest

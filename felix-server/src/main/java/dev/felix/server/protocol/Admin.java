@@ -16,6 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Stream admin requests: {@code stream_create}, {@code stream_describe}, {@code stream_list},
@@ -24,6 +28,8 @@ import java.util.concurrent.CompletionException;
  * writes complete later); the stream writes replies in request order. Stateless.
  */
 final class Admin {
+    private static final Logger LOG = LoggerFactory.getLogger(Admin.class);
+
     private Admin() {
     }
 
@@ -85,9 +91,12 @@ final class Admin {
                 shards.add(CompletableFuture.completedFuture(stream.shard(i).info()));
                 continue;
             }
-            shards.add(context.replication != null
-                    ? loadLed(context.replication, stream.shard(i), System.nanoTime() + TAKEOVER_WAIT.toNanos())
-                    : stream.shard(i).load());
+            dev.felix.core.stream.Shard shard = stream.shard(i);
+            dev.felix.cluster.replication.Replication replication = context.replication;
+            shards.add(replication != null
+                    ? loadLed(shard::load, () -> shard.logRef() != null && replication.takingOver(shard.logRef()),
+                            shard::info, shard.logRef(), System.nanoTime() + TAKEOVER_WAIT.toNanos())
+                    : shard.load());
         }
         return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new StreamInfo(stream.name(), stream.config(),
@@ -104,24 +113,31 @@ final class Admin {
     /**
      * A led shard's info once its log is open. While the load is refused because this node is still taking the
      * shard over, it is asked again every {@link #TAKEOVER_POLL_MILLIS} ms until {@code deadlineNanos}; any other
-     * refusal, and the takeover's after the deadline, is the reply.
+     * refusal is the reply. A takeover still under way at the deadline is no failure of the request (a create has
+     * already been applied; answering it with an error would make a retrying client meet "already exists"): the
+     * shard is described unloaded, with its leader and epoch and offsets left unknown, as a shard led elsewhere
+     * is, and its first publishes are refused as retryable until the takeover ends.
      */
-    private static CompletableFuture<ShardInfo> loadLed(dev.felix.cluster.replication.Replication replication,
-            dev.felix.core.stream.Shard shard, long deadlineNanos) {
-        return shard.load().handle((info, e) -> {
+    static CompletableFuture<ShardInfo> loadLed(Supplier<CompletableFuture<ShardInfo>> load,
+            BooleanSupplier takingOver, Supplier<ShardInfo> unloaded, Object label, long deadlineNanos) {
+        return load.get().handle((info, e) -> {
             if (e == null) {
                 return CompletableFuture.completedFuture(info);
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            boolean takingOver = cause instanceof FelixException fe && fe.error().code() == ErrorCode.UNAVAILABLE
-                    && shard.logRef() != null && replication.takingOver(shard.logRef());
-            if (!takingOver || System.nanoTime() - deadlineNanos >= 0) {
+            if (!(cause instanceof FelixException fe && fe.error().code() == ErrorCode.UNAVAILABLE
+                    && takingOver.getAsBoolean())) {
                 return CompletableFuture.<ShardInfo>failedFuture(cause);
+            }
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                LOG.warn("{}: this node is still taking it over after {} ms; described without its offsets", label,
+                        TAKEOVER_WAIT.toMillis());
+                return CompletableFuture.completedFuture(unloaded.get());
             }
             // Runnable::run: the delay's own thread asks the shard, whose loop does the work.
             return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TAKEOVER_POLL_MILLIS,
                     java.util.concurrent.TimeUnit.MILLISECONDS, Runnable::run))
-                    .thenCompose(v -> loadLed(replication, shard, deadlineNanos));
+                    .thenCompose(v -> loadLed(load, takingOver, unloaded, label, deadlineNanos));
         }).thenCompose(f -> f);
     }
 

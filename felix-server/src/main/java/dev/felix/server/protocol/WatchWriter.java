@@ -78,8 +78,11 @@ final class WatchWriter extends PulledWriter implements WatchListener {
     private final long lingerNanos;
     /** When this stream last sent changes ({@link System#nanoTime()}). Event loop. */
     private long lastFlush;
-    /** A linger task is pending; drains wait for it. Event loop. */
-    private boolean lingering;
+    /**
+     * A linger task is pending; drains wait for it unless the watch queue fills to half. Written on the event loop,
+     * read by the cache's writer too ({@link #holdingBack()}), hence volatile.
+     */
+    private volatile boolean lingering;
     /** The last drain stopped at its budget: the next one runs at once (a backlog is no reason to wait). Event loop. */
     private boolean yielded;
     private final Runnable lingerTask = this::drainAfterLinger;
@@ -136,6 +139,12 @@ final class WatchWriter extends PulledWriter implements WatchListener {
         wake();
     }
 
+    /** Lingering: the cache wakes this stream again when the watch queue fills to half. Cache writer thread. */
+    @Override
+    public boolean holdingBack() {
+        return lingering;
+    }
+
     /**
      * Writable again: the next turn is queued like any other, not run at once from the transport's callback, so
      * that it does not jump ahead of replies already waiting for the event loop (nor run a second turn of this
@@ -174,11 +183,16 @@ final class WatchWriter extends PulledWriter implements WatchListener {
         }
         long now = System.nanoTime();
         if (lingerNanos > 0 && !yielded && now - lastFlush < lingerNanos
-                && w.watchesOfCache() >= LINGER_MIN_WATCHES && !w.queueHalfFull()) {
+                && w.watchesOfCache() >= LINGER_MIN_WATCHES) {
+            // Set before looking at the queue: either this sees it at half, or the cache's writer, filling it to
+            // half afterwards, sees this stream holding back and wakes it.
             lingering = true;
-            session.context.metrics.watchLingers.increment();
-            channel.eventLoop().schedule(lingerTask, lastFlush + lingerNanos - now, TimeUnit.NANOSECONDS);
-            return;
+            if (!w.queueHalfFull()) {
+                session.context.metrics.watchLingers.increment();
+                channel.eventLoop().schedule(lingerTask, lastFlush + lingerNanos - now, TimeUnit.NANOSECONDS);
+                return;
+            }
+            lingering = false;
         }
         yielded = false;
         BrokerMetrics metrics = session.context.metrics;
