@@ -26,13 +26,20 @@ final class BinaryCodec {
         private final String what;
         private final int start;
         private final int end;
+        /** Names read before on the same stream, or null: {@link #name16} decodes every name afresh. */
+        private final NameCache names;
         private int pos;
 
         Reader(ByteBuffer b, String what) {
+            this(b, what, null);
+        }
+
+        Reader(ByteBuffer b, String what, NameCache names) {
             this.b = b;
             this.what = what;
             this.start = b.position();
             this.end = b.limit();
+            this.names = names;
             this.pos = start;
         }
 
@@ -112,6 +119,26 @@ final class BinaryCodec {
             return new String(raw, StandardCharsets.UTF_8);
         }
 
+        /** A str16 name (tenant, namespace, stream): the cached string when these bytes were read before. */
+        String name16(String field) throws WireException {
+            if (names != null && remaining() >= 2) {
+                int len = BigEndian.u16(b, pos);
+                if (len <= remaining() - 2) {
+                    String hit = names.find(b, pos + 2, len);
+                    if (hit != null) {
+                        pos += 2 + len;
+                        return hit;
+                    }
+                }
+            }
+            int at = pos;
+            String name = str16(field);
+            if (names != null) {
+                names.add(Utf8.copy(b, at + 2, pos - at - 2), name);
+            }
+            return name;
+        }
+
         /** u32 count, bounded by remaining / 4 before allocating, then count x blob32. */
         List<byte[]> blobs() throws WireException {
             long count = u32("count");
@@ -152,9 +179,9 @@ final class BinaryCodec {
     }
 
     private static BinaryPublishBatch readPublishBody(Reader r) throws WireException {
-        String tenant = r.str16("tenant_id");
-        String namespace = r.str16("namespace");
-        String stream = r.str16("stream");
+        String tenant = r.name16("tenant_id");
+        String namespace = r.name16("namespace");
+        String stream = r.name16("stream");
         List<byte[]> payloads = r.blobs();
         return new BinaryPublishBatch(tenant, namespace, stream, payloads);
     }
@@ -187,8 +214,9 @@ final class BinaryCodec {
         return new BinaryAckedPublishBatch(prefix.requestId(), prefix.ackMode(), batch);
     }
 
-    static BinaryRoutedPublishBatch decodeRoutedPublishBatch(ByteBuffer payload) throws WireException {
-        Reader r = new Reader(payload, "routed publish batch");
+    static BinaryRoutedPublishBatch decodeRoutedPublishBatch(ByteBuffer payload, NameCache names)
+            throws WireException {
+        Reader r = new Reader(payload, "routed publish batch", names);
         AckedPublishPrefix prefix = readPrefix(r);
         int route = r.u8("route");
         String key = null;
@@ -359,7 +387,7 @@ final class BinaryCodec {
             case PUBLISH_ACK:
                 return decodePublishAck(payload);
             case ROUTED_PUBLISH_BATCH:
-                return decodeRoutedPublishBatch(payload);
+                return decodeRoutedPublishBatch(payload, null);
             case PUBLISH_RESULT:
                 return decodePublishResult(payload);
             case EVENT_BATCH:

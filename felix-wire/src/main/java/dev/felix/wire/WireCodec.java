@@ -193,7 +193,16 @@ public final class WireCodec {
      * See {@link BinaryRoutedPublishBatch}.
      */
     public static BinaryRoutedPublishBatch decodeRoutedPublishBatch(ByteBuffer payload) throws WireException {
-        return BinaryCodec.decodeRoutedPublishBatch(payload);
+        return BinaryCodec.decodeRoutedPublishBatch(payload, null);
+    }
+
+    /**
+     * {@link #decodeRoutedPublishBatch(ByteBuffer)}, taking the tenant, namespace and stream from {@code names}
+     * when their bytes were read before on the same stream (no new strings per batch), and keeping them there.
+     */
+    public static BinaryRoutedPublishBatch decodeRoutedPublishBatch(ByteBuffer payload, NameCache names)
+            throws WireException {
+        return BinaryCodec.decodeRoutedPublishBatch(payload, names);
     }
 
     /** Decodes a {@code 0x0026} payload (extension). See {@link BinaryWatchChanges}. */

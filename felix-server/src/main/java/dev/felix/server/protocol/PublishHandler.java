@@ -14,6 +14,7 @@ import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.BinaryPublishBatch;
 import dev.felix.wire.BinaryRoutedPublishBatch;
 import dev.felix.wire.Message;
+import dev.felix.wire.NameCache;
 import dev.felix.wire.WireCodec;
 import dev.felix.wire.WireException;
 import java.nio.ByteBuffer;
@@ -47,6 +48,8 @@ final class PublishHandler {
 
     private final StreamSession session;
     private final Runnable resumed;
+    /** The names of the streams this stream's routed batches went to, decoded once (event loop). */
+    private final NameCache names = new NameCache();
     private Waiting waiting;
 
     /** @param resumed runs (event loop) when a paused publish went through and reading may continue */
@@ -122,7 +125,7 @@ final class PublishHandler {
         AckedPublishPrefix prefix = WireCodec.decodeAckedPublishPrefix(payload); // bad prefix: stream ends
         BinaryRoutedPublishBatch routed;
         try {
-            routed = WireCodec.decodeRoutedPublishBatch(payload);
+            routed = WireCodec.decodeRoutedPublishBatch(payload, names);
         } catch (WireException e) {
             session.acks().refuse(prefix.requestId(), AckWriter.Reply.RESULT,
                     FelixError.of(ErrorCode.BAD_REQUEST, "malformed publish batch: " + e.getMessage()));
