@@ -20,8 +20,8 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * A multiplexed subscription session ({@link Capabilities#SUBSCRIPTION_MUX}): one client-opened stream that
@@ -42,6 +42,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * batch's shared encoding. A batch therefore crosses a connection once however many of its subscriptions
  * want it; gaps (per subscription by nature) are written on their own.
  *
+ * <h2>No allocation per delivery</h2>
+ * A shard's writer wakes every channel of every session it feeds, once per batch (10,000 wakes a message with
+ * 10,000 subscribers). A wake pushes the channel itself onto {@link #woken}, a {@link WokenStack} linked through
+ * the channels, so it allocates nothing. A drain pass groups channels in lists it keeps from pass to pass for the
+ * same reason.
+ *
  * <h2>Flow control</h2>
  * Per channel, by credit ({@code mux_subscribe.credit}, then {@code credit} messages): a channel without
  * credit keeps its items queued in the core, whose policy then decides (block the publisher, drop with a
@@ -57,13 +63,16 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private final Map<Integer, Channel> channels = new HashMap<>();
     private final Map<Long, List<Channel>> bySubscription = new HashMap<>();
     /** Channels the core woke, from any thread; moved to {@link #ready} on the event loop. */
-    private final ConcurrentLinkedQueue<Channel> woken = new ConcurrentLinkedQueue<>();
+    private final WokenStack<Channel> woken = new WokenStack<>();
+    private final Consumer<Channel> readyIfLive = this::readyIfLive;
     private final ArrayDeque<Channel> ready = new ArrayDeque<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final Runnable drainTask = this::drain;
     // Scratch of a drain pass (event loop): batches in first-seen order and the channels wanting each.
     private final IdentityHashMap<EventBatch, ArrayList<Channel>> groups = new IdentityHashMap<>();
     private final ArrayList<EventBatch> order = new ArrayList<>();
+    /** Group lists of earlier passes, emptied, kept with their capacity so a pass allocates none. */
+    private final ArrayList<ArrayList<Channel>> spareGroups = new ArrayList<>();
     private int[] ids = new int[16];
     private int nextChannel = 1;
     private boolean closed;
@@ -87,7 +96,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     }
 
     /** One shard of one subscription: its core queue and its credit. */
-    final class Channel implements SubscriptionListener, LiveSubscription {
+    final class Channel extends WokenStack.Node<Channel> implements SubscriptionListener, LiveSubscription {
         final int id;
         final long subscriptionId;
         final EventFeed subscription;
@@ -103,8 +112,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
          */
         long sentUpTo;
         boolean ended;
-        /** In {@link #woken}; any thread. */
-        final AtomicBoolean wakePending = new AtomicBoolean();
+        /** Forgotten by the session ({@link #remove}); checked instead of a map look-up. Event loop. */
+        boolean removed;
 
         Channel(int id, long subscriptionId, EventFeed subscription, long credit) {
             this.id = id;
@@ -115,8 +124,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
         @Override
         public void onDeliveryReady() {
-            if (wakePending.compareAndSet(false, true)) {
-                woken.add(this);
+            if (woken.push(this)) {
                 scheduleDrain();
             }
         }
@@ -219,7 +227,10 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
     /** Schedules one drain (at most one pending); woken during a client stream's read, also at its end ({@link ReadBurst}). */
     private void scheduleDrain() {
-        if (drainScheduled.compareAndSet(false, true)) {
+        // Read first: the channels of one session are woken together, and a failed compare-and-set still takes
+        // the line from the event loop. A drain clears the flag before it takes the woken channels, so a wake
+        // that sees it set is taken by that drain.
+        if (!drainScheduled.get() && drainScheduled.compareAndSet(false, true)) {
             stream.eventLoop().execute(drainTask);
             ReadBurst.defer(drainTask, stream.eventLoop());
         }
@@ -227,13 +238,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
     private void drain() {
         drainScheduled.set(false);
-        Channel w;
-        while ((w = woken.poll()) != null) {
-            w.wakePending.set(false); // before looking at its queue, so a later wake is never lost
-            if (channels.containsKey(w.id)) {
-                enqueue(w);
-            }
-        }
+        woken.drain(readyIfLive);
         if (closed) {
             return;
         }
@@ -247,6 +252,12 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 events.write();
                 stream.flush();
             }
+        }
+    }
+
+    private void readyIfLive(Channel c) {
+        if (!c.removed) {
+            enqueue(c);
         }
     }
 
@@ -271,7 +282,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         for (int n = ready.size(); n > 0; n--) {
             Channel c = ready.poll();
             c.queued = false;
-            if (!channels.containsKey(c.id)) {
+            if (c.removed) {
                 continue;
             }
             Delivery d;
@@ -303,7 +314,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             }
             ArrayList<Channel> group = groups.get(batch);
             if (group == null) {
-                group = new ArrayList<>(4);
+                group = spareGroups.isEmpty() ? new ArrayList<>(4) : spareGroups.remove(spareGroups.size() - 1);
                 groups.put(batch, group);
                 order.add(batch);
             }
@@ -326,6 +337,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             for (int i = 0; i < group.size(); i++) {
                 enqueue(group.get(i)); // it may hold more; the next pass looks
             }
+            group.clear();
+            spareGroups.add(group);
             wrote = true;
         }
         groups.clear();
@@ -350,7 +363,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
 
     /** The core ended a channel: what was sendable goes first, then {@code subscription_ended}. */
     private void ended(Channel c, FelixError error) {
-        if (!channels.containsKey(c.id)) {
+        if (c.removed) {
             return;
         }
         c.ended = true;
@@ -368,6 +381,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         if (channels.remove(c.id) == null) {
             return;
         }
+        c.removed = true;
         c.ended = true;
         c.subscription.close();
         context.subscriptions.remove(c);
@@ -407,6 +421,6 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             remove(c);
         }
         ready.clear();
-        woken.clear();
+        woken.drain(readyIfLive); // unlinks them; every channel is removed, so none is queued
     }
 }
