@@ -15,8 +15,8 @@ import dev.felix.transport.StreamEnds;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -54,7 +54,14 @@ final class AckWriter {
     private final int negotiated;
     private final ServerContext context;
     private final ConcurrentLinkedQueue<WirePayload> pending = new ConcurrentLinkedQueue<>();
-    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private static final long NOT_SCHEDULED = -1;
+    /**
+     * {@link #NOT_SCHEDULED}, or the {@link dev.felix.server.metrics.BrokerMetrics#watchFramesWritten()} at which a
+     * flush was scheduled: the next flush takes it and records how many watch frames the broker wrote while these
+     * replies waited (issue 12 item 4). One field for both, so a flush never reads the mark of a scheduling an
+     * earlier flush already answered (it would count every frame written since).
+     */
+    private final AtomicLong scheduledAt = new AtomicLong(NOT_SCHEDULED);
     /** The acks of one flush, merged into one buffer; event loop only. */
     private final FrameBatch merged;
     /**
@@ -63,11 +70,6 @@ final class AckWriter {
      * then reads zero knows no reply can still come, and may attach the FIN to the last one.
      */
     private final AtomicInteger outstanding = new AtomicInteger();
-    /**
-     * {@link dev.felix.server.metrics.BrokerMetrics#watchFramesWritten()} when the pending flush was scheduled: the
-     * flush records how many watch frames the broker wrote while these replies waited (issue 12 item 4).
-     */
-    private volatile long watchFramesAtReady;
     /** Runs once nothing is outstanding or queued; event loop only. */
     private Runnable onIdle;
     /** Whether our side of the stream ends when {@link #onIdle} runs; event loop only. */
@@ -126,10 +128,7 @@ final class AckWriter {
     /** Queues the ack of a completed publish (still counted in {@link #outstanding} until written). */
     private void completed(WirePayload ack) {
         pending.add(ack);
-        if (scheduled.compareAndSet(false, true)) {
-            watchFramesAtReady = context.metrics.watchFramesWritten();
-            channel.eventLoop().execute(this::flush);
-        }
+        scheduleFlush();
     }
 
     /**
@@ -176,8 +175,13 @@ final class AckWriter {
     private void enqueue(WirePayload ack) {
         outstanding.incrementAndGet();
         pending.add(ack);
-        if (scheduled.compareAndSet(false, true)) {
-            watchFramesAtReady = context.metrics.watchFramesWritten();
+        scheduleFlush();
+    }
+
+    /** Schedules one flush (at most one pending), marking when. Any thread, after queuing a reply. */
+    private void scheduleFlush() {
+        if (scheduledAt.get() == NOT_SCHEDULED
+                && scheduledAt.compareAndSet(NOT_SCHEDULED, context.metrics.watchFramesWritten())) {
             channel.eventLoop().execute(this::flush);
         }
     }
@@ -190,8 +194,8 @@ final class AckWriter {
     }
 
     private void flush() {
-        long readyAt = watchFramesAtReady; // read before clearing the flag, after which a new burst may set it
-        scheduled.set(false);
+        // Taken before the queue: a reply queued after this schedules (and marks) the next flush.
+        long readyAt = scheduledAt.getAndSet(NOT_SCHEDULED);
         WirePayload ack;
         boolean any = false;
         while ((ack = pending.poll()) != null) {
@@ -204,7 +208,9 @@ final class AckWriter {
         }
         boolean idle = onIdle != null && outstanding.get() == 0 && pending.isEmpty();
         if (any) {
-            context.metrics.replyWaitWatchFrames.record(Math.max(0, context.metrics.watchFramesWritten() - readyAt));
+            if (readyAt != NOT_SCHEDULED) { // else its replies were queued after the last flush and not yet scheduled
+                context.metrics.replyWaitWatchFrames.record(Math.max(0, context.metrics.watchFramesWritten() - readyAt));
+            }
             ByteBuf last = merged.take(); // so that the FIN, when the stream ends now, travels with the last acks
             if (idle && endStream.getAsBoolean()) {
                 StreamEnds.writeLast(channel, last);
