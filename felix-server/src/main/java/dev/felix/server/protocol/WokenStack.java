@@ -78,9 +78,4 @@ final class WokenStack<T extends WokenStack.Node<T>> {
             oldestFirst = next;
         }
     }
-
-    /** Whether nothing is on the stack (a hint: a push may be under way). Any thread. */
-    boolean isEmpty() {
-        return top.get() == null;
-    }
 }
