@@ -1,6 +1,7 @@
 package dev.felix.cli;
 
 import dev.felix.server.FelixServer;
+import dev.felix.server.HeapSoftMax;
 import dev.felix.server.config.BrokerConfig;
 import dev.felix.server.config.ConfigException;
 import dev.felix.server.config.ConfigLoader;
@@ -115,6 +116,7 @@ final class ServerCommand implements Callable<Integer> {
         BrokerConfig cfg;
         try {
             cfg = ConfigLoader.load(config, System.getenv(), flags);
+            HeapSoftMax.install(); // the process's heap, so here and not in FelixServer (tests run many in one JVM)
             server = FelixServer.start(cfg);
         } catch (ConfigException e) {
             throw new Errors.UsageException(e.getMessage());

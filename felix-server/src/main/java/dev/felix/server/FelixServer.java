@@ -207,6 +207,7 @@ public final class FelixServer implements AutoCloseable {
             server.relayed = relayed;
             server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
+            metrics.bindHeapSoftMax(HeapSoftMax::current);
             self[0] = server;
             server.ready = true;
             LOG.info("felix listening on quic {} (TLS 1.3, ALPN felix/1), admin http {}; {}",

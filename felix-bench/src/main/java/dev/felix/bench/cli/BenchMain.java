@@ -1,6 +1,7 @@
 package dev.felix.bench.cli;
 
 import dev.felix.client.FelixClientException;
+import dev.felix.server.HeapSoftMax;
 import dev.felix.transport.NettyLeakDefault;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -37,6 +38,7 @@ public final class BenchMain implements Runnable {
         // The Felix broker and clients a benchmark times run in this JVM: measured as ./felix server runs them,
         // without Netty's leak detection unless the JVM was started with a level.
         NettyLeakDefault.apply();
+        HeapSoftMax.install(); // and ZGC's heap kept as ./felix server keeps it (felix-server's HeapSoftMax)
         CommandLine cli = new CommandLine(new BenchMain());
         cli.setExecutionExceptionHandler(BenchMain::failed);
         return cli.execute(args);

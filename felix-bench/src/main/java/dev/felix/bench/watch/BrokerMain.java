@@ -3,6 +3,7 @@ package dev.felix.bench.watch;
 import dev.felix.server.FelixServer;
 import dev.felix.server.config.BrokerConfig;
 import dev.felix.server.config.ConfigLoader;
+import dev.felix.server.HeapSoftMax;
 import dev.felix.transport.NettyLeakDefault;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -24,6 +25,7 @@ public final class BrokerMain {
 
     public static void main(String[] args) throws Exception {
         NettyLeakDefault.apply(); // as ./felix server runs
+        HeapSoftMax.install();
         Map<String, String> flags = new LinkedHashMap<>();
         for (String a : args) {
             int eq = a.indexOf('=');

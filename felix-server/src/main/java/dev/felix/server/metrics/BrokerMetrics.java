@@ -282,6 +282,11 @@ public final class BrokerMetrics implements AutoCloseable {
                 nettyDirectBytes);
     }
 
+    /** The heap soft maximum the process keeps ZGC under ({@code HeapSoftMax}; -1 when it does not act). */
+    public void bindHeapSoftMax(LongSupplier bytes) {
+        gauge("felix.heap.soft.max.bytes", "the heap size ZGC is asked to stay under (-1: not set by Felix)", bytes);
+    }
+
     /** Counts an error sent to a client. */
     public void error(ErrorCode code) {
         errors.get(code).increment();
