@@ -16,7 +16,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -54,14 +53,8 @@ final class AckWriter {
     private final int negotiated;
     private final ServerContext context;
     private final ConcurrentLinkedQueue<WirePayload> pending = new ConcurrentLinkedQueue<>();
-    private static final long NOT_SCHEDULED = -1;
-    /**
-     * {@link #NOT_SCHEDULED}, or the {@link dev.felix.server.metrics.BrokerMetrics#watchFramesWritten()} at which a
-     * flush was scheduled: the next flush takes it and records how many watch frames the broker wrote while these
-     * replies waited (issue 12 item 4). One field for both, so a flush never reads the mark of a scheduling an
-     * earlier flush already answered (it would count every frame written since).
-     */
-    private final AtomicLong scheduledAt = new AtomicLong(NOT_SCHEDULED);
+    /** When the pending flush was scheduled, in watch frames written (issue 12 item 4). */
+    private final FlushMark flushMark = new FlushMark();
     /** The acks of one flush, merged into one buffer; event loop only. */
     private final FrameBatch merged;
     /**
@@ -180,8 +173,7 @@ final class AckWriter {
 
     /** Schedules one flush (at most one pending), marking when. Any thread, after queuing a reply. */
     private void scheduleFlush() {
-        if (scheduledAt.get() == NOT_SCHEDULED
-                && scheduledAt.compareAndSet(NOT_SCHEDULED, context.metrics.watchFramesWritten())) {
+        if (flushMark.schedule(context.metrics.watchFramesWritten())) {
             channel.eventLoop().execute(this::flush);
         }
     }
@@ -194,8 +186,7 @@ final class AckWriter {
     }
 
     private void flush() {
-        // Taken before the queue: a reply queued after this schedules (and marks) the next flush.
-        long readyAt = scheduledAt.getAndSet(NOT_SCHEDULED);
+        long readyAt = flushMark.take(); // before the queue: a reply queued after this schedules the next flush
         WirePayload ack;
         boolean any = false;
         while ((ack = pending.poll()) != null) {
@@ -208,7 +199,7 @@ final class AckWriter {
         }
         boolean idle = onIdle != null && outstanding.get() == 0 && pending.isEmpty();
         if (any) {
-            if (readyAt != NOT_SCHEDULED) { // else its replies were queued after the last flush and not yet scheduled
+            if (readyAt != FlushMark.NOT_SCHEDULED) { // else its replies were queued after the last flush and not yet scheduled
                 context.metrics.replyWaitWatchFrames.record(Math.max(0, context.metrics.watchFramesWritten() - readyAt));
             }
             ByteBuf last = merged.take(); // so that the FIN, when the stream ends now, travels with the last acks
