@@ -18,9 +18,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Why.</b> Under a high allocation rate ZGC lets the heap grow toward its maximum (a quarter of the
  * machine's memory by default), and every page it commits is faulted in and zeroed by the kernel the first time
  * it is touched. With payloads of a few KiB that was a quarter of the broker's event loop (the kernel's
- * {@code clear_page_erms} under {@code shmem_fault}) until the heap stopped growing, and it came back after
- * every idle spell, since the launcher's {@code ZUncommitDelay} of 30 s returns the memory
- * (docs/benchmarks.md, "A heap that stops growing"). {@code SoftMaxHeapSize} makes ZGC collect early enough to
+ * {@code clear_page_erms} under {@code shmem_fault}) until the heap stopped growing; it should come back after
+ * an idle spell, since the launcher's {@code ZUncommitDelay} of 30 s returns the memory (reasoned, not measured;
+ * docs/benchmarks.md, "A heap that stops growing"). {@code SoftMaxHeapSize} makes ZGC collect early enough to
  * stay under it, so the same pages are reused and stay mapped.
  *
  * <p><b>The trade-off.</b> A soft maximum under the live set would make ZGC collect back to back. So the target
