@@ -61,6 +61,11 @@ public final class Shard {
     private final LogRef ref;
     /** Chooses the commit gate when the log opens (local durability, or replication). */
     private final GateFactory gates;
+    /**
+     * Completes once the runtime this one replaced ({@link Stream#reopenShard}) has closed the log: until then
+     * this one must not open it. Completed from the start for a shard's first runtime.
+     */
+    private final CompletableFuture<Void> predecessorClosed;
 
     private final WriterLoop loop;
     private final WriterInbox<PublishRequest> inbox;
@@ -76,7 +81,8 @@ public final class Shard {
 
     Shard(String label, int index, long incarnation, CoreConfig config, CoreMetrics metrics, Executor executor,
             LongSupplier subscriberIds, QueuePolicy defaultPolicy, ShardLog log, boolean onCommit, LogRef ref,
-            GateFactory gates) {
+            GateFactory gates, CompletableFuture<Void> predecessorClosed) {
+        this.predecessorClosed = predecessorClosed;
         this.log = log;
         this.onCommit = onCommit;
         this.ref = ref;
@@ -226,6 +232,19 @@ public final class Shard {
     }
 
     /**
+     * Whether this runtime replaced one that is still closing the log ({@link Stream#reopenShard}): until it has,
+     * what needs the log is refused as retryable ({@code unavailable}). Any thread.
+     */
+    public boolean reopening() {
+        return !predecessorClosed.isDone();
+    }
+
+    /** Completes once the runtime this one replaced has closed the log. */
+    CompletableFuture<Void> predecessorClosed() {
+        return predecessorClosed;
+    }
+
+    /**
      * Ends every subscription, answers queued publishes and closes the log (after forcing what
      * {@code on_commit} owes); idempotent. The future completes once that has run.
      */
@@ -346,8 +365,12 @@ public final class Shard {
 
     /**
      * Opens a durable shard's log on first use and takes its tail as the next offset; null when open, else
-     * why not (the log cannot be opened, refuses writes after a failed write or fsync, or this node may not
-     * write it now).
+     * why not (the log cannot be opened, refuses writes after a failed write or fsync, this node may not
+     * write it now, this runtime is closing or closed, or the runtime it replaced has not closed the log yet).
+     *
+     * <p>A closing runtime never opens the log again: it has been replaced (or its stream deleted), and a second
+     * open would make two writers of one directory. Requests can still reach it — a publish queued in the moment
+     * after it was replaced, or a load asked of it by code that looked it up before — and are refused.
      */
     private FelixError ensureOpen() {
         if (log == null) {
@@ -356,8 +379,15 @@ public final class Shard {
         if (log.failure() != null) {
             return log.failure();
         }
+        if (closing) { // even with the log open: a closed log is not unset, and its writer must not go on
+            return FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down");
+        }
         if (log.isOpen()) {
             return null;
+        }
+        if (!predecessorClosed.isDone()) {
+            return FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is reopening (its previous runtime is"
+                    + " still closing the log); retry");
         }
         try {
             gates.checkMayOpen(ref); // not the leader here: leave the directory to this node's replica

@@ -6,6 +6,7 @@ import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,17 +22,27 @@ public final class Stream {
     private final long uid;
     private final java.util.concurrent.atomic.AtomicReferenceArray<Shard> shards;
     /** Builds a fresh runtime for a shard index (at creation, and when a shard is reopened). */
-    private final java.util.function.IntFunction<Shard> shardMaker;
+    private final ShardMaker shardMaker;
     private final AtomicInteger roundRobin = new AtomicInteger();
 
-    Stream(StreamName name, StreamConfig config, long uid, java.util.function.IntFunction<Shard> shardMaker) {
+    /**
+     * Builds the runtime of shard {@code index}; it opens its log only once {@code predecessorClosed} has completed
+     * (the runtime it replaces has closed its log), so two runtimes never write one log.
+     */
+    interface ShardMaker {
+        Shard make(int index, CompletableFuture<Void> predecessorClosed);
+    }
+
+    private static final CompletableFuture<Void> NO_PREDECESSOR = CompletableFuture.completedFuture(null);
+
+    Stream(StreamName name, StreamConfig config, long uid, ShardMaker shardMaker) {
         this.name = name;
         this.config = config;
         this.uid = uid;
         this.shardMaker = shardMaker;
         this.shards = new java.util.concurrent.atomic.AtomicReferenceArray<>(config.shards());
         for (int i = 0; i < config.shards(); i++) {
-            shards.set(i, shardMaker.apply(i));
+            shards.set(i, shardMaker.make(i, NO_PREDECESSOR));
         }
     }
 
@@ -61,10 +72,18 @@ public final class Stream {
      * refused with it, its log closes — and puts a fresh one in its place, which opens the log again on its
      * first use. A cluster member does this when leadership of the shard moves (away, or to it at a new
      * epoch). The future completes once the old runtime is closed.
+     *
+     * <p>The fresh runtime takes requests at once but opens the log only after the old one (and any runtime
+     * before it still closing) has closed it; until then it refuses what needs the log with a retryable
+     * {@code unavailable}. Without that, a request reaching the fresh runtime in the moment before the old one
+     * ran its close would open the log a second time, and two writers would append to one directory.
      */
-    public java.util.concurrent.CompletableFuture<Void> reopenShard(int index, FelixError reason) {
-        Shard old = shards.getAndSet(index, shardMaker.apply(index));
-        return old.close(reason);
+    public CompletableFuture<Void> reopenShard(int index, FelixError reason) {
+        CompletableFuture<Void> predecessorClosed = new CompletableFuture<>();
+        Shard old = shards.getAndSet(index, shardMaker.make(index, predecessorClosed));
+        CompletableFuture<Void> closed = old.close(reason);
+        CompletableFuture.allOf(closed, old.predecessorClosed()).whenComplete((v, e) -> predecessorClosed.complete(null));
+        return closed;
     }
 
     /** The shard for {@code key}: a stable hash of its UTF-16 units, so the choice survives restarts. */

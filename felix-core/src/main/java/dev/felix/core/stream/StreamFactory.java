@@ -58,11 +58,16 @@ public final class StreamFactory {
         if (streamConfig.durable() && storage == null) {
             throw new IllegalStateException("durable streams need a data directory");
         }
-        return new Stream(name, streamConfig, uid, i -> shard(name, streamConfig, uid, i));
+        return new Stream(name, streamConfig, uid, (i, predecessorClosed) -> shard(name, streamConfig, uid, i,
+                predecessorClosed));
     }
 
-    /** A fresh runtime for shard {@code i} (its log, if durable, opens on first use). */
-    private Shard shard(StreamName name, StreamConfig streamConfig, long uid, int i) {
+    /**
+     * A fresh runtime for shard {@code i} (its log, if durable, opens on first use, once {@code predecessorClosed}
+     * has completed).
+     */
+    private Shard shard(StreamName name, StreamConfig streamConfig, long uid, int i,
+            java.util.concurrent.CompletableFuture<Void> predecessorClosed) {
         QueuePolicy policy = streamConfig.durable() ? config.durablePolicy() : config.ephemeralPolicy();
         boolean onCommit = streamConfig.durable() && streamConfig.fsync() == StreamConfig.Fsync.ON_COMMIT;
         // A fresh random incarnation: offsets of an earlier run of an ephemeral shard mean nothing here.
@@ -76,7 +81,7 @@ public final class StreamFactory {
             log = new ShardLog(label, logDirectory(name, i, uid), logConfig(streamConfig), storage);
         }
         return new Shard(label, i, incarnation, config, metrics, executor, subscriberIds::incrementAndGet, policy, log,
-                onCommit, new LogRef(LogRef.Kind.STREAM, name.toString(), uid, i), gates);
+                onCommit, new LogRef(LogRef.Kind.STREAM, name.toString(), uid, i), gates, predecessorClosed);
     }
 
     /** Where shard {@code shard} of the stream keeps its log. */

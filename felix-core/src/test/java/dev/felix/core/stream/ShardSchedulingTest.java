@@ -57,7 +57,7 @@ class ShardSchedulingTest {
         return new Shard("t/ns/s/0", 0, 1, Fixture.config().withWriterQueue(writerQueue), new CoreMetrics(), executor,
                 ids::incrementAndGet, QueuePolicy.DROP_NEW, null, false,
                 new dev.felix.core.writer.LogRef(dev.felix.core.writer.LogRef.Kind.STREAM, "t/ns/s", 0, 0),
-                dev.felix.core.writer.GateFactory.LOCAL);
+                dev.felix.core.writer.GateFactory.LOCAL, CompletableFuture.completedFuture(null));
     }
 
     @Test

@@ -91,12 +91,26 @@ final class Admin {
                 shards.add(CompletableFuture.completedFuture(stream.shard(i).info()));
                 continue;
             }
-            dev.felix.core.stream.Shard shard = stream.shard(i);
             dev.felix.cluster.replication.Replication replication = context.replication;
-            shards.add(replication != null
-                    ? loadLed(shard::load, () -> shard.logRef() != null && replication.takingOver(shard.logRef()),
-                            shard::info, shard.logRef(), System.nanoTime() + TAKEOVER_WAIT.toNanos())
-                    : shard.load());
+            if (replication == null) {
+                shards.add(stream.shard(i).load());
+                continue;
+            }
+            // The shard is looked up afresh on every attempt: taking the shard over replaces its runtime
+            // (Stream.reopenShard), and the one looked up before is closed for good.
+            int index = i;
+            java.util.concurrent.atomic.AtomicReference<dev.felix.core.stream.Shard> asked =
+                    new java.util.concurrent.atomic.AtomicReference<>();
+            shards.add(loadLed(() -> {
+                dev.felix.core.stream.Shard now = stream.shard(index);
+                asked.set(now);
+                return now.load();
+            }, () -> {
+                dev.felix.core.stream.Shard now = stream.shard(index);
+                return now != asked.get() || now.reopening()
+                        || now.logRef() != null && replication.takingOver(now.logRef());
+            }, () -> stream.shard(index).info(), stream.name() + "/" + i,
+                    System.nanoTime() + TAKEOVER_WAIT.toNanos()));
         }
         return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
                 .thenApply(v -> new StreamInfo(stream.name(), stream.config(),
@@ -112,11 +126,13 @@ final class Admin {
 
     /**
      * A led shard's info once its log is open. While the load is refused because this node is still taking the
-     * shard over, it is asked again every {@link #TAKEOVER_POLL_MILLIS} ms until {@code deadlineNanos}; any other
-     * refusal is the reply. A takeover still under way at the deadline is no failure of the request (a create has
-     * already been applied; answering it with an error would make a retrying client meet "already exists"): the
-     * shard is described unloaded, with its leader and epoch and offsets left unknown, as a shard led elsewhere
-     * is, and its first publishes are refused as retryable until the takeover ends.
+     * shard over ({@code takingOver}: its follower copy is closing, or the shard's runtime was replaced by a fresh
+     * one, or that one waits for the old one to close the log), it is asked again every
+     * {@link #TAKEOVER_POLL_MILLIS} ms until {@code deadlineNanos}; any other refusal is the reply. A takeover
+     * still under way at the deadline is no failure of the request (a create has already been applied; answering
+     * it with an error would make a retrying client meet "already exists"): the shard is described unloaded,
+     * with its leader and epoch and offsets left unknown, as a shard led elsewhere is, and its first publishes
+     * are refused as retryable until the takeover ends.
      */
     static CompletableFuture<ShardInfo> loadLed(Supplier<CompletableFuture<ShardInfo>> load,
             BooleanSupplier takingOver, Supplier<ShardInfo> unloaded, Object label, long deadlineNanos) {
