@@ -133,6 +133,23 @@ final class ReplicaManager implements ClusterListener {
         return Optional.ofNullable(followers.get(key));
     }
 
+    /**
+     * Stops this node's follower copy of {@code key}, if it has one: its unit was deleted (through this node) and
+     * the broker removes the directory next. On the manager's thread, so a reconcile under way does not meet a
+     * copy closing beneath it. Completes once the copy's log has closed; at once when there is none or the
+     * manager is closing (its close stops every copy). Any thread.
+     */
+    CompletableFuture<Void> releaseCopy(ShardKey key) {
+        CompletableFuture<FollowerReplica> removed;
+        try {
+            removed = CompletableFuture.supplyAsync(() -> followers.remove(key), thread);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return removed.thenCompose(f -> f == null ? CompletableFuture.<Void>completedFuture(null)
+                : f.stop().thenApply(end -> (Void) null));
+    }
+
     /** A gate of {@code key} on this node closed having committed up to {@code end}. */
     void noteHighWatermark(ShardKey key, long end) {
         highWatermarks.merge(key, end, Math::max);
@@ -209,6 +226,9 @@ final class ReplicaManager implements ClusterListener {
                     }
                 }
             } catch (FelixException | RuntimeException e) {
+                if (closed) {
+                    return; // the node is stopping: its close interrupted this step (or shut the lanes' pool)
+                }
                 LOG.warn("{} of {}: {}; retrying", p.key(), p.name(), e.getMessage());
             }
         }

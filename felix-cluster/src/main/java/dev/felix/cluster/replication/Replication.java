@@ -121,6 +121,12 @@ public final class Replication implements GateFactory, ReplicaReporter, AutoClos
         leadable(ref, keyOf(ref));
     }
 
+    /** Stops this node's follower copy of a deleted unit before the broker removes its directory. */
+    @Override
+    public java.util.concurrent.CompletableFuture<Void> releaseCopy(LogRef ref) {
+        return manager.releaseCopy(keyOf(ref));
+    }
+
     /**
      * Whether this node leads {@code ref} online but has not finished taking it over yet (its follower copy is
      * still closing, for a moment after a placement or a move): a refusal now is worth asking again shortly.

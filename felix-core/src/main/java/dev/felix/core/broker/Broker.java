@@ -18,6 +18,7 @@ import dev.felix.core.stream.Stream;
 import dev.felix.core.stream.StreamFactory;
 import dev.felix.core.stream.StreamInfo;
 import dev.felix.core.writer.GateFactory;
+import dev.felix.core.writer.LogRef;
 import dev.felix.storage.LogDirectories;
 import dev.felix.storage.StorageException;
 import dev.felix.storage.StorageRuntime;
@@ -67,6 +68,8 @@ public final class Broker implements AutoCloseable {
     private final Metadata metadata;
     private final Router router;
     private final StreamFactory factory;
+    /** How durable shards commit; also told before a deleted unit's log directory is removed. */
+    private final GateFactory gates;
     private final Path logsRoot;
     private final ConcurrentHashMap<StreamName, Stream> streams = new ConcurrentHashMap<>();
     private final ExecutorService background;
@@ -100,6 +103,7 @@ public final class Broker implements AutoCloseable {
         this.storage = s == null ? null
                 : StorageRuntime.builder().flushThreads(s.flushThreads()).threadNamePrefix("felix-storage").build();
         this.logsRoot = s == null ? null : s.dataDir().resolve("logs");
+        this.gates = gates;
         this.factory = new StreamFactory(config, metrics, shardThreads, storage, logsRoot, gates);
         // Snapshots and the removal of deleted logs run on their own thread (blocking file I/O); one timer
         // sweeps expired cache entries. Caches share the shard threads for their single writers.
@@ -392,7 +396,17 @@ public final class Broker implements AutoCloseable {
         }
         for (int i = 0; i < s.shardCount(); i++) {
             Path dir = factory.logDirectory(s.name(), i, s.uid());
+            // A cluster member's follower copy of the shard lives in the same directory: it closes first.
+            gates.releaseCopy(new LogRef(LogRef.Kind.STREAM, s.name().toString(), s.uid(), i))
+                    .whenComplete((v, e) -> removeInBackground(dir));
+        }
+    }
+
+    private void removeInBackground(Path dir) {
+        try {
             background.execute(() -> removeQuietly(() -> LogDirectories.delete(dir), dir));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // the broker is closing: the directory is removed at the next start (its stream is gone from metadata)
         }
     }
 

@@ -12,6 +12,7 @@ import dev.felix.storage.StorageException;
 import dev.felix.core.metadata.CacheRecord;
 import dev.felix.core.metadata.LocalMetadata;
 import dev.felix.core.metadata.Metadata;
+import dev.felix.core.writer.LogRef;
 import java.util.concurrent.CompletionException;
 import java.util.ArrayList;
 import java.util.List;
@@ -303,11 +304,19 @@ public final class Caches implements AutoCloseable {
                 LOG.warn("could not remove the log of dropped cache {} (retried later): {}", r.name(), e.getMessage());
             }
         };
-        if (runtime.io() != null) {
-            runtime.io().execute(remove);
-        } else {
-            remove.run();
-        }
+        // A cluster member's follower copy of the cache lives in the same directory: it closes first.
+        runtime.gates().releaseCopy(new LogRef(LogRef.Kind.CACHE, r.name().toString(), r.uid(), 0))
+                .whenComplete((v, e) -> {
+                    if (runtime.io() == null) {
+                        remove.run();
+                        return;
+                    }
+                    try {
+                        runtime.io().execute(remove);
+                    } catch (java.util.concurrent.RejectedExecutionException closing) {
+                        // the broker is closing: the directory is removed at the next start
+                    }
+                });
     }
 
     /** The log settings of a log cache (a replica's log uses the same). */

@@ -2,6 +2,7 @@ package dev.felix.core.writer;
 
 import dev.felix.core.FelixException;
 import dev.felix.storage.SegmentedLog;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Chooses the {@link CommitGate} of a log-backed writer when its log opens. A single node commits on local
@@ -31,6 +32,16 @@ public interface GateFactory {
      * @throws FelixException as {@link #open} would
      */
     default void checkMayOpen(LogRef ref) throws FelixException {
+    }
+
+    /**
+     * The unit {@code ref} names was deleted and the broker is about to remove its log directory: let go of any
+     * other copy this node keeps there (a cluster member's follower replica of the unit), so that no writer is
+     * open in the directory when it goes. The broker removes it once the future completes, however it completes.
+     * A single node keeps no other copy. Any thread; must not block.
+     */
+    default CompletableFuture<Void> releaseCopy(LogRef ref) {
+        return CompletableFuture.completedFuture(null);
     }
 
     /**
