@@ -2,15 +2,12 @@ package dev.felix.core.durable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.felix.core.CoreConfig;
 import dev.felix.core.FelixException;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
 import dev.felix.core.broker.Broker;
 import dev.felix.core.cache.CacheConfig;
 import dev.felix.core.cache.CacheName;
-import dev.felix.core.metadata.LocalMetadata;
-import dev.felix.core.routing.LocalRouter;
 import dev.felix.core.testing.Await;
 import dev.felix.core.testing.Fixture;
 import dev.felix.core.writer.GateFactory;
@@ -59,9 +56,7 @@ class DeletedLogCopyTest {
     }
 
     private Broker broker(GateFactory gates) {
-        CoreConfig c = Fixture.config().withAutoCreate(false).withOpenTenants(true)
-                .withStorage(CoreConfig.Storage.at(dir));
-        return new Broker(c, LocalMetadata.at(dir), new LocalRouter(), gates);
+        return Fixture.durableBroker(dir, gates);
     }
 
     @Test

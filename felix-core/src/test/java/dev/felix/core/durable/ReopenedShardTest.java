@@ -3,7 +3,6 @@ package dev.felix.core.durable;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.felix.core.CoreConfig;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.FelixException;
@@ -12,8 +11,6 @@ import dev.felix.core.StartPosition;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
 import dev.felix.core.broker.Broker;
-import dev.felix.core.metadata.LocalMetadata;
-import dev.felix.core.routing.LocalRouter;
 import dev.felix.core.stream.Shard;
 import dev.felix.core.testing.AckListener;
 import dev.felix.core.testing.Await;
@@ -108,9 +105,7 @@ class ReopenedShardTest {
     }
 
     private Broker broker(GateFactory gates) {
-        CoreConfig c = Fixture.config().withAutoCreate(false).withOpenTenants(true)
-                .withStorage(CoreConfig.Storage.at(dir));
-        return new Broker(c, LocalMetadata.at(dir), new LocalRouter(), gates);
+        return Fixture.durableBroker(dir, gates);
     }
 
     @Test

@@ -40,6 +40,16 @@ public final class Fixture implements AutoCloseable {
         return CoreConfig.defaults().withShardThreads(2);
     }
 
+    /**
+     * A broker keeping its logs and metadata under {@code dir}, streams created only when declared, whose logs
+     * commit through {@code gates} (the seam a cluster plugs replication into).
+     */
+    public static Broker durableBroker(java.nio.file.Path dir, dev.felix.core.writer.GateFactory gates) {
+        CoreConfig c = config().withAutoCreate(false).withOpenTenants(true).withStorage(CoreConfig.Storage.at(dir));
+        return new Broker(c, dev.felix.core.metadata.LocalMetadata.at(dir), new dev.felix.core.routing.LocalRouter(),
+                gates);
+    }
+
     public Stream stream(String name, int shards) {
         try {
             return broker.createStream(new StreamName("t", "ns", name), StreamConfig.ephemeral(shards));
