@@ -55,14 +55,10 @@ class DeletedLogCopyTest {
         }
     }
 
-    private Broker broker(GateFactory gates) {
-        return Fixture.durableBroker(dir, gates);
-    }
-
     @Test
     void aDeletedStreamsShardDirectoriesGoOnlyOnceTheirOtherCopiesLetGo() throws Exception {
         HeldCopies gates = new HeldCopies();
-        try (Broker broker = broker(gates)) {
+        try (Broker broker = Fixture.durableBroker(dir, gates)) {
             var stream = broker.createStream(NAME, new StreamConfig(2, true, StreamConfig.Fsync.NONE, 0, null));
             long uid = stream.uid();
             Fixture.publish(stream.shard(0), "a");
@@ -85,7 +81,7 @@ class DeletedLogCopyTest {
     @Test
     void aDroppedLogCachesDirectoryGoesOnlyOnceItsOtherCopyLetGo() throws Exception {
         HeldCopies gates = new HeldCopies();
-        try (Broker broker = broker(gates)) {
+        try (Broker broker = Fixture.durableBroker(dir, gates)) {
             broker.caches().create(CACHE, CacheConfig.log(StreamConfig.Fsync.NONE)).put("k", Fixture.bytes("v"), null)
                     .get(10, TimeUnit.SECONDS);
             long uid = broker.metadata().cache(CACHE).orElseThrow().uid();

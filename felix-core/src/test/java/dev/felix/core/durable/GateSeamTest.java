@@ -11,8 +11,6 @@ import dev.felix.core.StartPosition;
 import dev.felix.core.StreamConfig;
 import dev.felix.core.StreamName;
 import dev.felix.core.broker.Broker;
-import dev.felix.core.metadata.LocalMetadata;
-import dev.felix.core.routing.LocalRouter;
 import dev.felix.core.stream.Shard;
 import dev.felix.core.testing.Ack;
 import dev.felix.core.testing.AckListener;
@@ -64,8 +62,7 @@ class GateSeamTest {
     }
 
     private Broker broker(GateFactory gates) {
-        CoreConfig c = config();
-        return new Broker(c, LocalMetadata.at(dir), new LocalRouter(), gates);
+        return Fixture.durableBroker(dir, gates);
     }
 
     @Test

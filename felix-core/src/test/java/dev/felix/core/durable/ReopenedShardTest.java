@@ -104,14 +104,10 @@ class ReopenedShardTest {
         }
     }
 
-    private Broker broker(GateFactory gates) {
-        return Fixture.durableBroker(dir, gates);
-    }
-
     @Test
     void aReplacedRuntimeNeverOpensTheLogAgain_whatStillReachesItIsRefused() throws Exception {
         RecordingGates gates = new RecordingGates();
-        try (Broker broker = broker(gates)) {
+        try (Broker broker = Fixture.durableBroker(dir, gates)) {
             Shard old = broker.createStream(NAME, DURABLE).shard(0);
             assertThat(Fixture.publish(old, "a").firstOffset()).isZero();
 
@@ -140,7 +136,7 @@ class ReopenedShardTest {
     void aRuntimeThatNeverOpenedTheLog_doesNotOpenItOnceReplaced_evenWhenThisNodeMayNowWriteIt() throws Exception {
         RecordingGates gates = new RecordingGates();
         gates.follower = true;
-        try (Broker broker = broker(gates)) {
+        try (Broker broker = Fixture.durableBroker(dir, gates)) {
             Shard old = broker.createStream(NAME, DURABLE).shard(0);
             assertThat(refusal(Fixture.publishAsync(old, "x")).code()).as("another node leads it")
                     .isEqualTo(ErrorCode.NOT_LEADER);
@@ -162,7 +158,7 @@ class ReopenedShardTest {
     @Test
     void theFreshRuntimeOpensTheLogOnlyOnceTheOldOneHasClosedIt() throws Exception {
         RecordingGates gates = new RecordingGates();
-        try (Broker broker = broker(gates)) {
+        try (Broker broker = Fixture.durableBroker(dir, gates)) {
             Shard old = broker.createStream(NAME, DURABLE).shard(0);
             Fixture.publish(old, "a");
             gates.holdFirstClose = true;
@@ -189,7 +185,7 @@ class ReopenedShardTest {
     @Test
     void aRuntimeReplacedBeforeItsPredecessorClosed_waitsForBoth() throws Exception {
         RecordingGates gates = new RecordingGates();
-        try (Broker broker = broker(gates)) {
+        try (Broker broker = Fixture.durableBroker(dir, gates)) {
             Fixture.publish(broker.createStream(NAME, DURABLE).shard(0), "a");
             gates.holdFirstClose = true;
 
