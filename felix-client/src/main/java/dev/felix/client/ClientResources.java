@@ -10,6 +10,11 @@ import dev.felix.transport.IoRuntime;
  * Given to {@link ClientConfig.Builder#resources}, they serve every client built with it, and each client's
  * connection stays on one event loop for its life.
  *
+ * <p><b>Shared sockets.</b> The clients of one broker endpoint also share UDP sockets, one per event loop, each
+ * carrying many QUIC connections ({@link SharedSockets}): one wakeup reads the datagrams of every connection on
+ * it and their transport acknowledgements leave in one system call, where a socket per connection paid a call
+ * per datagram each way. Each client keeps its own connection, streams and flow control.
+ *
  * <p>The creator owns them: close them after every client that uses them is closed. A client never closes
  * resources it was given.
  *
@@ -19,10 +24,12 @@ public final class ClientResources implements AutoCloseable {
 
     private final IoRuntime io;
     private final HandlerPool handlers;
+    private final SharedSockets sockets;
 
-    private ClientResources(IoRuntime io, HandlerPool handlers) {
+    private ClientResources(IoRuntime io, int ioThreads, HandlerPool handlers) {
         this.io = io;
         this.handlers = handlers;
+        this.sockets = new SharedSockets(io, ioThreads);
     }
 
     /**
@@ -36,7 +43,8 @@ public final class ClientResources implements AutoCloseable {
         }
         int cores = Runtime.getRuntime().availableProcessors();
         HandlerPool pool = new HandlerPool(handlerThreads > 0 ? handlerThreads : cores, "felix-handler-shared-");
-        return new ClientResources(IoRuntime.create(ioThreads > 0 ? ioThreads : cores, "felix-client-io"), pool);
+        int loops = ioThreads > 0 ? ioThreads : cores;
+        return new ClientResources(IoRuntime.create(loops, "felix-client-io"), loops, pool);
     }
 
     IoRuntime io() {
@@ -45,6 +53,10 @@ public final class ClientResources implements AutoCloseable {
 
     HandlerPool handlers() {
         return handlers;
+    }
+
+    SharedSockets sockets() {
+        return sockets;
     }
 
     @Override

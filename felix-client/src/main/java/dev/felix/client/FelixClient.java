@@ -48,6 +48,7 @@ public final class FelixClient implements AutoCloseable {
 
     private final ClientConfig config;
     private final QuicClient quic;
+    private final java.util.concurrent.atomic.AtomicBoolean socketClosed = new java.util.concurrent.atomic.AtomicBoolean();
     private final ReceiveBudget receiveBudget;
     private final ClientMetrics metrics;
     private QuicChannel connection;
@@ -90,8 +91,9 @@ public final class FelixClient implements AutoCloseable {
         }
         QuicClient quic;
         try {
-            quic = QuicClient.create(broker, config.serverName, config.transport, config.trust,
-                    config.resources != null ? config.resources.io() : null);
+            quic = config.resources != null
+                    ? config.resources.sockets().acquire(broker, config.serverName, config.transport, config.trust)
+                    : QuicClient.create(broker, config.serverName, config.transport, config.trust, null);
         } catch (TransportException | TlsException e) {
             throw new FelixClientException(ErrorCode.CONNECTION_LOST, e.getMessage(), -1, e);
         }
@@ -106,10 +108,10 @@ public final class FelixClient implements AutoCloseable {
             }).get(config.connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            quic.close();
+            client.closeSocket();
             throw new FelixClientException(ErrorCode.CONNECTION_LOST, "interrupted while connecting");
         } catch (ExecutionException | TimeoutException e) {
-            quic.close();
+            client.closeSocket();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             if (untrusted(cause)) {
                 throw new FelixClientException(ErrorCode.UNTRUSTED, "the broker at " + where + " presented a"
@@ -329,7 +331,7 @@ public final class FelixClient implements AutoCloseable {
         PeerClose.closingHere(connection);
         connection.close(true, 0, io.netty.buffer.Unpooled.copiedBuffer(PeerClose.CLIENT_CLOSED,
                 java.nio.charset.StandardCharsets.UTF_8)).awaitUninterruptibly(2, TimeUnit.SECONDS);
-        quic.close();
+        closeSocket();
         synchronized (this) {
             if (handlers != null) {
                 handlers.close();
@@ -338,6 +340,18 @@ public final class FelixClient implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ internals
+
+    /** Closes this client's UDP socket, or gives it back when it is shared ({@link ClientResources}). */
+    private void closeSocket() {
+        if (!socketClosed.compareAndSet(false, true)) {
+            return; // a shared socket counts each client once
+        }
+        if (config.resources != null) {
+            config.resources.sockets().release(quic);
+        } else {
+            quic.close();
+        }
+    }
 
     void register(Publisher publisher) {
         publishers.add(publisher);

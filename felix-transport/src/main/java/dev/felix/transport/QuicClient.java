@@ -112,6 +112,11 @@ public final class QuicClient implements AutoCloseable {
         return server;
     }
 
+    /** Whether the UDP socket is still open (a closed one serves no connection, old or new). */
+    public boolean isOpen() {
+        return datagram.isActive();
+    }
+
     /** The runtime whose event loop serves this client's connections. */
     public IoRuntime runtime() {
         return runtime;
