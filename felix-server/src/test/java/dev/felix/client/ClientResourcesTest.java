@@ -36,14 +36,8 @@ class ClientResourcesTest {
         long before = ownThreads();
         try (TestBroker broker = TestBroker.start(dir); FelixClient pub = broker.connect();
                 ClientResources shared = ClientResources.create(1, 1)) {
-            List<FelixClient> subscribers = new ArrayList<>();
             AtomicLongArray next = new AtomicLongArray(clients);
-            for (int i = 0; i < clients; i++) {
-                FelixClient c = broker.connect(b -> b.resources(shared));
-                subscribers.add(c);
-                int sub = i;
-                c.subscribe(SubscribeOptions.of(S), e -> next.compareAndSet(sub, e.offset(), e.offset() + 1));
-            }
+            List<FelixClient> subscribers = subscribers(broker, shared, next);
             try (Publisher p = pub.publisher(S)) {
                 publish(p, 0, 50);
                 await().atMost(Duration.ofSeconds(30)).until(() -> reached(next, 0, 1, clients, 50));
@@ -67,15 +61,8 @@ class ClientResourcesTest {
         try (TestBroker broker = TestBroker.start(dir); FelixClient pub = broker.connect();
                 ClientResources shared = ClientResources.create(2, 1)) {
             long before = openConnections(broker);
-            List<FelixClient> subscribers = new ArrayList<>();
             AtomicLongArray next = new AtomicLongArray(clients);
-            for (int i = 0; i < clients; i++) {
-                // Each client builds its own configuration and trust object; equal values share a socket.
-                FelixClient c = broker.connect(b -> b.resources(shared));
-                subscribers.add(c);
-                int sub = i;
-                c.subscribe(SubscribeOptions.of(S), e -> next.compareAndSet(sub, e.offset(), e.offset() + 1));
-            }
+            List<FelixClient> subscribers = subscribers(broker, shared, next);
             assertThat(shared.sockets().open()).as("one socket per event loop").isEqualTo(2);
             await().atMost(Duration.ofSeconds(10)).until(() -> openConnections(broker) == before + clients);
             try (Publisher p = pub.publisher(S)) {
@@ -121,6 +108,21 @@ class ClientResourcesTest {
             }
             assertThat(shared.sockets().open()).isZero();
         }
+    }
+
+    /**
+     * One client per slot of {@code next} on {@code shared}, each subscribed to {@link #S} and counting its events in
+     * its slot. Each client builds its own configuration and trust object (equal values, so they share sockets).
+     */
+    private static List<FelixClient> subscribers(TestBroker broker, ClientResources shared, AtomicLongArray next) {
+        List<FelixClient> subscribers = new ArrayList<>();
+        for (int i = 0; i < next.length(); i++) {
+            FelixClient c = broker.connect(b -> b.resources(shared));
+            subscribers.add(c);
+            int sub = i;
+            c.subscribe(SubscribeOptions.of(S), e -> next.compareAndSet(sub, e.offset(), e.offset() + 1));
+        }
+        return subscribers;
     }
 
     private static void publish(Publisher p, int from, int to) {
