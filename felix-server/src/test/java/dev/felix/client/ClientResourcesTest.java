@@ -94,6 +94,24 @@ class ClientResourcesTest {
     }
 
     @Test
+    void aSocketCarriesAtMostItsCapOfConnections() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir); ClientResources shared = ClientResources.create(1, 1)) {
+            List<FelixClient> clients = new ArrayList<>();
+            for (int i = 0; i < SharedSockets.CONNECTIONS_PER_SOCKET; i++) {
+                clients.add(broker.connect(b -> b.resources(shared)));
+            }
+            assertThat(shared.sockets().open()).as("one full socket").isEqualTo(1);
+            clients.add(broker.connect(b -> b.resources(shared)));
+            assertThat(shared.sockets().open()).as("a client more opens another").isEqualTo(2);
+            for (FelixClient c : clients) {
+                assertThat(c.connected()).isTrue();
+            }
+            clients.forEach(FelixClient::close);
+            assertThat(shared.sockets().open()).isZero();
+        }
+    }
+
+    @Test
     void clientsThatTrustDifferently_neverShareASocket() throws Exception {
         try (TestBroker broker = TestBroker.start(dir); ClientResources shared = ClientResources.create(1, 1)) {
             String fingerprint = TlsMaterial.fingerprint(broker.server().tls().chain().get(0));
