@@ -10,8 +10,8 @@ import dev.felix.transport.IoRuntime;
  * Given to {@link ClientConfig.Builder#resources}, they serve every client built with it, and each client's
  * connection stays on one event loop for its life.
  *
- * <p><b>Shared sockets.</b> The clients of one broker endpoint also share UDP sockets, one per event loop, each
- * carrying many QUIC connections ({@link SharedSockets}): one wakeup reads the datagrams of every connection on
+ * <p><b>Shared sockets.</b> The clients of one broker endpoint also share UDP sockets, each carrying up to
+ * 8 QUIC connections ({@link SharedSockets}): one wakeup reads the datagrams of every connection on
  * it and their transport acknowledgements leave in one system call, where a socket per connection paid a call
  * per datagram each way. Each client keeps its own connection, streams and flow control.
  *
