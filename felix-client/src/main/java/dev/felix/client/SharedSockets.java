@@ -28,8 +28,8 @@ import java.util.Map;
  * by the kernel in one benchmark run, p99 1 s, against none and 63 ms with a socket each), so a socket takes at
  * most {@value #CONNECTIONS_PER_SOCKET} connections and more clients open more sockets.
  *
- * <p><b>Which socket.</b> An endpoint opens a socket per event loop first, so that connections spread over the
- * loops; after that a new client takes the socket with the fewest clients, and a new socket when every one is
+ * <p><b>Which socket.</b> An endpoint first opens as many sockets as there are event loops (the runtime registers
+ * each new socket on its next loop in turn), so that connections spread over the loops; after that a new client takes the socket with the fewest clients, and a new socket when every one is
  * full. The endpoint is the broker address, the server name, the transport settings and the trust ({@link
  * ClientTrust} compares by value: the same anchors, or the same pinned fingerprint): clients that differ in any of
  * them never share a socket, since its TLS set-up is one of them.
