@@ -47,10 +47,6 @@ public final class ClientResources implements AutoCloseable {
         return new ClientResources(IoRuntime.create(loops, "felix-client-io"), loops, pool);
     }
 
-    IoRuntime io() {
-        return io;
-    }
-
     HandlerPool handlers() {
         return handlers;
     }

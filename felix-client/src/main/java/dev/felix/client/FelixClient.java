@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A connection to a Felix broker: one QUIC connection (TLS 1.3, ALPN {@code felix/1}) carrying every
@@ -48,7 +49,7 @@ public final class FelixClient implements AutoCloseable {
 
     private final ClientConfig config;
     private final QuicClient quic;
-    private final java.util.concurrent.atomic.AtomicBoolean socketClosed = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean socketClosed = new AtomicBoolean();
     private final ReceiveBudget receiveBudget;
     private final ClientMetrics metrics;
     private QuicChannel connection;
