@@ -1,8 +1,11 @@
 package dev.felix.client;
 
+import dev.felix.transport.UdpSocketCounters;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * Counters of one {@link FelixClient}, for the client-side checkpoints. The SDK depends on no metrics
@@ -30,17 +33,29 @@ public final class ClientMetrics {
     final LongAdder events = new LongAdder();
 
     private final ReceiveBudget budget;
+    /** The kernel's counters of the client's UDP socket (empty where they cannot be read). */
+    private final Supplier<Optional<UdpSocketCounters.Reading>> udp;
 
-    /** Counters alone (no receive budget), for tests of one checkpoint. */
+    /** Counters alone (no receive budget, no socket), for tests of one checkpoint. */
     ClientMetrics() {
-        this(ReceiveBudget.unlimited());
+        this(ReceiveBudget.unlimited(), Optional::empty);
     }
 
-    ClientMetrics(ReceiveBudget budget) {
+    ClientMetrics(ReceiveBudget budget, Supplier<Optional<UdpSocketCounters.Reading>> udp) {
         this.budget = budget;
+        this.udp = udp;
     }
 
-    /** Every counter (and the receive budget's gauges: limit, bytes held now, most held) by Prometheus name. */
+    /**
+     * Every counter (and the receive budget's gauges: limit, bytes held now, most held) by Prometheus name.
+     *
+     * <p>On Linux with the epoll transport it also holds what the kernel counts for the client's UDP socket:
+     * {@code felix_client_udp_receive_drops_total}, datagrams dropped because the socket's receive buffer was full
+     * (QUIC resends them, late: the client's event loop fell behind), and {@code felix_client_udp_receive_queue_bytes}
+     * queued now. Clients of one {@link ClientResources} share a socket (up to 8 connections by default),
+     * and these two are the socket's, not the one connection's.
+     * They are read from {@code /proc} on each call; the other entries are plain counters.
+     */
     public Map<String, Long> snapshot() {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("felix_client_blocked_total{checkpoint=\"client_publish_queue\"}", publishQueueBlocked.sum());
@@ -54,6 +69,10 @@ public final class ClientMetrics {
         m.put("felix_client_gap_notices_total", gaps.sum());
         m.put("felix_client_healed_events_total", healedEvents.sum());
         m.put("felix_client_received_events_total", events.sum());
+        udp.get().ifPresent(r -> {
+            m.put("felix_client_udp_receive_drops_total", r.drops());
+            m.put("felix_client_udp_receive_queue_bytes", r.queuedBytes());
+        });
         return m;
     }
 }

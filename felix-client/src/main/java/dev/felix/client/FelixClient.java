@@ -74,7 +74,7 @@ public final class FelixClient implements AutoCloseable {
         this.config = config;
         this.quic = quic;
         this.receiveBudget = new ReceiveBudget(config.receiveBudgetBytes);
-        this.metrics = new ClientMetrics(receiveBudget);
+        this.metrics = new ClientMetrics(receiveBudget, quic::udpCounters);
     }
 
     /**

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /**
  * The UDP sockets of the clients that share one {@link ClientResources}: for each broker endpoint, a few sockets,
- * each carrying the QUIC connections of up to {@value #CONNECTIONS_PER_SOCKET} clients.
+ * each carrying the QUIC connections of up to {@code connectionsPerSocket} clients ({@value
+ * #DEFAULT_CONNECTIONS_PER_SOCKET} unless {@link ClientResources#create(int, int, int)} says otherwise).
  *
  * <p><b>Why.</b> A socket per connection costs a system call per datagram each way: the read of each datagram
  * (and the read that finds none left), and a send for each transport acknowledgement. A hundred watchers each
@@ -26,7 +27,8 @@ import java.util.Map;
  * <p><b>Why a cap.</b> A socket's receive buffer is all the slack its connections have while their event loop is
  * busy. With 50 connections on one socket, 10,000 subscribers' deliveries overflowed it (2,399 datagrams dropped
  * by the kernel in one benchmark run, p99 1 s, against none and 63 ms with a socket each), so a socket takes at
- * most {@value #CONNECTIONS_PER_SOCKET} connections and more clients open more sockets.
+ * most {@value #DEFAULT_CONNECTIONS_PER_SOCKET} connections by default and more clients open more sockets. One per
+ * socket turns sharing off.
  *
  * <p><b>Which socket.</b> An endpoint first opens as many sockets as there are event loops (the runtime registers
  * each new socket on its next loop in turn), so that connections spread over the loops; after that a new client takes the socket with the fewest clients, and a new socket when every one is
@@ -42,8 +44,8 @@ import java.util.Map;
  */
 final class SharedSockets {
 
-    /** Connections one socket carries at most. */
-    static final int CONNECTIONS_PER_SOCKET = 8;
+    /** Connections one socket carries at most, unless the resources' creator chose otherwise. */
+    static final int DEFAULT_CONNECTIONS_PER_SOCKET = 8;
 
     /** What makes two clients' sockets interchangeable (a record: equal values, one endpoint). */
     private record Endpoint(InetSocketAddress broker, String serverName, TransportConfig transport,
@@ -64,12 +66,14 @@ final class SharedSockets {
 
     private final IoRuntime io;
     private final int eventLoops;
+    private final int connectionsPerSocket;
     private final Map<Endpoint, List<Shared>> endpoints = new HashMap<>();
     private final Map<QuicClient, Shared> bySocket = new HashMap<>();
 
-    SharedSockets(IoRuntime io, int eventLoops) {
+    SharedSockets(IoRuntime io, int eventLoops, int connectionsPerSocket) {
         this.io = io;
         this.eventLoops = eventLoops;
+        this.connectionsPerSocket = connectionsPerSocket;
     }
 
     /** A socket for a new client's connection; give it back with {@link #release}. */
@@ -84,7 +88,7 @@ final class SharedSockets {
                 least = s;
             }
         }
-        if (least == null || sockets.size() < eventLoops || least.users >= CONNECTIONS_PER_SOCKET) {
+        if (least == null || sockets.size() < eventLoops || least.users >= connectionsPerSocket) {
             least = new Shared(QuicClient.create(broker, serverName, transport, trust, io), endpoint);
             sockets.add(least);
             bySocket.put(least.socket, least);

@@ -208,6 +208,10 @@ public final class FelixServer implements AutoCloseable {
             server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
             metrics.bindHeapSoftMax(HeapSoftMax::current);
+            bindUdpCounters(metrics, "clients", quic::udpCounters);
+            if (member != null) {
+                bindUdpCounters(metrics, "peers", member.peer()::udpCounters);
+            }
             self[0] = server;
             server.ready = true;
             LOG.info("felix listening on quic {} (TLS 1.3, ALPN felix/1), admin http {}; {}",
@@ -344,4 +348,17 @@ public final class FelixServer implements AutoCloseable {
         dataDirLock.close();
         LOG.info("felix stopped");
     }
+
+    /** Exports a listener's kernel UDP counters, where they can be read (Linux, epoll). */
+    private static void bindUdpCounters(BrokerMetrics metrics, String listener,
+            java.util.function.Supplier<java.util.Optional<dev.felix.transport.UdpSocketCounters.Reading>> counters) {
+        if (counters.get().isEmpty()) {
+            LOG.info("the kernel's UDP counters cannot be read here (they need Linux and the epoll transport):"
+                    + " felix_udp_receive_drops_total{listener=\"{}\"} is not exported", listener);
+            return;
+        }
+        metrics.bindUdpCounters(listener, () -> counters.get().map(r -> r.drops()).orElse(0L),
+                () -> counters.get().map(r -> r.queuedBytes()).orElse(0L));
+    }
+
 }

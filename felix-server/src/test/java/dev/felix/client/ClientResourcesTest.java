@@ -1,6 +1,7 @@
 package dev.felix.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.felix.server.TestBroker;
@@ -97,7 +98,7 @@ class ClientResourcesTest {
     void aSocketCarriesAtMostItsCapOfConnections() throws Exception {
         try (TestBroker broker = TestBroker.start(dir); ClientResources shared = ClientResources.create(1, 1)) {
             List<FelixClient> clients = new ArrayList<>();
-            for (int i = 0; i < SharedSockets.CONNECTIONS_PER_SOCKET; i++) {
+            for (int i = 0; i < SharedSockets.DEFAULT_CONNECTIONS_PER_SOCKET; i++) {
                 clients.add(broker.connect(b -> b.resources(shared)));
             }
             assertThat(shared.sockets().open()).as("one full socket").isEqualTo(1);
@@ -108,6 +109,37 @@ class ClientResourcesTest {
             }
             clients.forEach(FelixClient::close);
             assertThat(shared.sockets().open()).isZero();
+        }
+    }
+
+    @Test
+    void oneConnectionPerSocket_givesEveryClientItsOwnSocket() throws Exception {
+        assertThatThrownBy(() -> ClientResources.create(1, 1, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("connectionsPerSocket");
+        try (TestBroker broker = TestBroker.start(dir); ClientResources own = ClientResources.create(1, 1, 1)) {
+            List<FelixClient> clients = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                clients.add(broker.connect(b -> b.resources(own)));
+            }
+            assertThat(own.sockets().open()).as("a socket per client").isEqualTo(3);
+            clients.get(0).close();
+            assertThat(own.sockets().open()).as("closed with its only client").isEqualTo(2);
+            clients.forEach(FelixClient::close);
+            assertThat(own.sockets().open()).isZero();
+        }
+    }
+
+    @Test
+    void aClientsMetricsShowItsSocketsKernelCounters() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir); ClientResources shared = ClientResources.create(1, 1);
+                FelixClient alone = broker.connect(); FelixClient sharing = broker.connect(b -> b.resources(shared))) {
+            for (FelixClient c : List.of(alone, sharing)) {
+                java.util.Map<String, Long> m = c.metrics().snapshot();
+                assertThat(m).as("read from /proc (the suite runs on Linux with epoll)")
+                        .containsEntry("felix_client_udp_receive_drops_total", 0L)
+                        .containsKey("felix_client_udp_receive_queue_bytes");
+                assertThat(m.get("felix_client_udp_receive_queue_bytes")).isNotNegative();
+            }
         }
     }
 

@@ -20,9 +20,6 @@ import java.net.InetSocketAddress;
  * <p><b>Threads and buffers.</b> Thread-safe; {@link #connect} may be called from any thread, any number of
  * times, for several connections over the same UDP socket; their handlers run on the socket's event loop. It
  * allocates no buffers of its own.
- *
- * <p>Thread-safe; {@link #connect} may be called any number of times for several connections over
- * the same UDP socket.
  */
 public final class QuicClient implements AutoCloseable {
 
@@ -30,12 +27,15 @@ public final class QuicClient implements AutoCloseable {
     private final boolean ownsRuntime;
     private final Channel datagram;
     private final InetSocketAddress server;
+    /** The kernel's counters of the socket (empty off Linux epoll). */
+    private final java.util.Optional<UdpSocketCounters> counters;
 
     private QuicClient(IoRuntime runtime, boolean ownsRuntime, Channel datagram, InetSocketAddress server) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
         this.datagram = datagram;
         this.server = server;
+        this.counters = UdpSocketCounters.of(datagram);
     }
 
     /**
@@ -115,6 +115,15 @@ public final class QuicClient implements AutoCloseable {
     /** Whether the UDP socket is still open (a closed one serves no connection, old or new). */
     public boolean isOpen() {
         return datagram.isActive();
+    }
+
+    /**
+     * What the kernel counts for this socket: datagrams dropped because its receive buffer was full, and bytes
+     * queued now. Nothing where the kernel's counters cannot be read (see {@link UdpSocketCounters}) or once the
+     * socket is closed. Scans {@code /proc}: for metrics, not the data path.
+     */
+    public java.util.Optional<UdpSocketCounters.Reading> udpCounters() {
+        return counters.flatMap(UdpSocketCounters::read);
     }
 
     /** The runtime whose event loop serves this client's connections. */

@@ -48,11 +48,14 @@ public final class QuicServer implements AutoCloseable {
     private final boolean ownsRuntime;
     /** One UDP socket per event loop, all on the same port (see {@link #bind}). */
     private final List<Channel> channels;
+    /** The kernel's counters of those sockets (none off Linux epoll). */
+    private final List<UdpSocketCounters> counters;
 
     private QuicServer(IoRuntime runtime, boolean ownsRuntime, List<Channel> channels) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
         this.channels = List.copyOf(channels);
+        this.counters = channels.stream().map(UdpSocketCounters::of).flatMap(java.util.Optional::stream).toList();
     }
 
     /**
@@ -147,6 +150,15 @@ public final class QuicServer implements AutoCloseable {
     /** The UDP sockets listening on {@link #localAddress()}: one per event loop. */
     public int sockets() {
         return channels.size();
+    }
+
+    /**
+     * What the kernel counts for this listener's sockets, summed: datagrams dropped because a socket's receive
+     * buffer was full, and bytes queued now. Nothing where the kernel's counters cannot be read (see {@link
+     * UdpSocketCounters}) or once the listener is closed. Scans {@code /proc}: for metrics scrapes, not the data path.
+     */
+    public java.util.Optional<UdpSocketCounters.Reading> udpCounters() {
+        return UdpSocketCounters.sum(counters);
     }
 
     /**

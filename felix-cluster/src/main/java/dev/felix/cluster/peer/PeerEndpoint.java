@@ -85,6 +85,14 @@ public final class PeerEndpoint implements AutoCloseable {
         }
     }
 
+    /**
+     * What the kernel counts for the listening sockets (drops for lack of receive buffer, bytes queued); nothing
+     * where it cannot be read. See {@link QuicServer#udpCounters()}.
+     */
+    public java.util.Optional<dev.felix.transport.UdpSocketCounters.Reading> udpCounters() {
+        return server.udpCounters();
+    }
+
     /** Where this endpoint listens (with the real port when bound to port 0). */
     public InetSocketAddress localAddress() {
         return server.localAddress();

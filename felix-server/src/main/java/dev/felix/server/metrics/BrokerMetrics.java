@@ -90,6 +90,11 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder muxFrames = new LongAdder();
 
     private final Map<ErrorCode, LongAdder> errors = new EnumMap<>(ErrorCode.class);
+    /**
+     * Suppliers bound after construction. Micrometer holds a function counter's object weakly, and a supplier
+     * made for it (a lambda, a method reference) has no other holder: collected, its counter would stop counting.
+     */
+    private final List<Object> bound = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /**
      * From a publish reaching the broker (its frame decoded) to its acknowledgement being queued for the
@@ -276,10 +281,27 @@ public final class BrokerMetrics implements AutoCloseable {
 
     /** Registers the idle-memory trim counter and the allocator's direct memory gauge. */
     public void bindIdleMemory(LongSupplier trims, LongSupplier nettyDirectBytes) {
+        bound.add(trims);
         FunctionCounter.builder("felix.idle.trims", trims, LongSupplier::getAsLong)
                 .description("times the broker gave memory back after having no client for a while").register(registry);
         gauge("felix.netty.direct.memory.bytes", "direct memory held by Netty's buffer allocator (pooled chunks)",
                 nettyDirectBytes);
+    }
+
+    /**
+     * Registers what the kernel counts for a listener's UDP sockets ({@code listener}: {@code clients}, or
+     * {@code peers} on a cluster member): datagrams dropped because a socket's receive buffer was full, and bytes
+     * queued now. Each scrape reads them from {@code /proc}; call it only where they can be read.
+     */
+    public void bindUdpCounters(String listener, LongSupplier drops, LongSupplier queuedBytes) {
+        bound.add(drops);
+        FunctionCounter.builder("felix.udp.receive.drops", drops, LongSupplier::getAsLong).tag("listener", listener)
+                .description("datagrams the kernel dropped because a listener socket's receive buffer was full (QUIC"
+                        + " resends them, late: the event loop fell behind, or net.core.rmem_max is small)")
+                .register(registry);
+        Gauge.builder("felix.udp.receive.queue.bytes", queuedBytes, asDouble()).tag("listener", listener)
+                .description("bytes waiting in the listener sockets' receive buffers now").strongReference(true)
+                .register(registry);
     }
 
     /** The heap soft maximum the process keeps ZGC under ({@code HeapSoftMax}; -1 when it does not act). */
