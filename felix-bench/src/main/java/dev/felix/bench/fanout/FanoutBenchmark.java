@@ -2,6 +2,7 @@ package dev.felix.bench.fanout;
 
 import dev.felix.bench.common.NamedValues;
 import dev.felix.bench.common.CpuClock;
+import dev.felix.bench.common.UdpDrops;
 import dev.felix.bench.common.PeerProcess;
 import dev.felix.bench.common.Progress;
 import dev.felix.bench.common.ProgressLine;
@@ -141,7 +142,7 @@ public final class FanoutBenchmark {
                long expected, long delivered, long lost, long announced, long disordered, int ended,
                int lostConnections, long p50, long p99, long p999, long max, double deliveriesPerSecond,
                double brokerCpuPercent, double brokerCpuPerMillion, double clientCpuPercent, long heapPerSubscriber,
-               long rssPerSubscriber, double machineBusyPercent, String note) {
+               long rssPerSubscriber, double machineBusyPercent, long udpDrops, String note) {
     }
 
     private final Options options;
@@ -233,6 +234,7 @@ public final class FanoutBenchmark {
             s.connect(connections);
             long heapBefore = s.jvm() ? summed(s, ProcessMemory::liveHeapBytes) : -1;
             long rssBefore = summed(s, ProcessMemory::rssBytes);
+            long udpDrops0 = UdpDrops.sinceBoot(); // from subscribing to the end of the drain
             progress.detail("subscribing " + subscribers);
             long t0 = System.nanoTime();
             s.subscribe(deliveries);
@@ -293,6 +295,8 @@ public final class FanoutBenchmark {
             long cpu = summed(s, CpuClock::ofProcess) - cpu0;
             long busy = CpuClock.machineBusy() - busy0;
             long client = CpuClock.process() - client0;
+            long udpDrops1 = UdpDrops.sinceBoot();
+            long udpDrops = udpDrops0 < 0 || udpDrops1 < 0 ? -1 : udpDrops1 - udpDrops0;
             step.update(100);
 
             Histogram h = deliveries.latencyMicros();
@@ -330,7 +334,7 @@ public final class FanoutBenchmark {
                     client0 < 0 ? -1 : 100.0 * client / elapsed,
                     heapBefore < 0 || heapAfter < 0 ? -1 : (heapAfter - heapBefore) / subscribers,
                     rssBefore < 0 || rssAfter < 0 ? -1 : (rssAfter - rssBefore) / subscribers,
-                    busy < 0 ? -1 : 100.0 * busy / (elapsed * (double) cores), String.join("; ", notes));
+                    busy < 0 ? -1 : 100.0 * busy / (elapsed * (double) cores), udpDrops, String.join("; ", notes));
         } finally {
             delete(dir);
         }
@@ -364,17 +368,18 @@ public final class FanoutBenchmark {
         say("");
         say("every run (latency, delivered/s, CPU and machine busy over the timed window and the drain after it;"
                 + " lost over the whole run; CPU % = broker process, client % = this process: publisher and every"
-                + " subscriber connection):");
-        say(String.format(Locale.ROOT, "%-9s %7s %4s %9s %9s %9s %9s %9s %12s %12s %6s %9s %10s %9s %10s %7s  %s",
+                + " subscriber connection; UDP drops = datagrams the kernel dropped on full receive buffers, machine-wide,"
+                + " from subscribing to the end of the drain: QUIC resends them late, TCP peers have none):");
+        say(String.format(Locale.ROOT, "%-9s %7s %4s %9s %9s %9s %9s %9s %12s %12s %6s %9s %10s %9s %10s %7s %9s  %s",
                 "system", "subs", "run", "ready ms", "p50 µs", "p99 µs", "p999 µs", "max µs", "delivered/s",
-                "lost", "conns", "CPU %", "CPU s/M", "client %", "heap B/sub", "busy %", "note"));
+                "lost", "conns", "CPU %", "CPU s/M", "client %", "heap B/sub", "busy %", "UDP drops", "note"));
         for (Row r : rows) {
             say(String.format(Locale.ROOT, "%-9s %7d %4d %9d %9d %9d %9d %9d %12.0f %12d %6d %9.1f %10.1f %9.1f %10s"
-                            + " %7.0f  %s", r.system(), r.subscribers(), r.run(), r.readyMillis(), r.p50(), r.p99(),
+                            + " %7.0f %9s  %s", r.system(), r.subscribers(), r.run(), r.readyMillis(), r.p50(), r.p99(),
                     r.p999(), r.max(), r.deliveriesPerSecond(), r.lost(), r.connections() - r.lostConnections(),
                     r.brokerCpuPercent(), r.brokerCpuPerMillion(), r.clientCpuPercent(),
                     r.heapPerSubscriber() < 0 ? "-" : Long.toString(r.heapPerSubscriber()),
-                    r.machineBusyPercent(), r.note()));
+                    r.machineBusyPercent(), r.udpDrops() < 0 ? "-" : Long.toString(r.udpDrops()), r.note()));
         }
     }
 
@@ -434,6 +439,7 @@ public final class FanoutBenchmark {
         m.put("broker_heap_bytes_per_subscriber", r.heapPerSubscriber());
         m.put("broker_rss_bytes_per_subscriber", r.rssPerSubscriber());
         m.put("machine_busy_percent", r.machineBusyPercent());
+        m.put("udp_receive_buffer_drops", r.udpDrops());
         m.put("note", r.note());
         return m;
     }
