@@ -32,7 +32,8 @@ public final class IoRuntime implements AutoCloseable {
     /**
      * Datagrams one {@code recvmmsg} call may read on epoll, each into its own slot of one buffer. As many as a
      * wakeup reads: a burst (a server's acknowledgements from many connections, a client's share of a fanout) costs
-     * one system call instead of one per datagram.
+     * one system call instead of one per datagram. A socket whose datagrams come one per wakeup reads one slot
+     * with {@code recvmsg} instead ({@link DatagramBurstReads}), which costs it less.
      */
     static final int DATAGRAMS_PER_RECEIVE_CALL = MAX_MESSAGES_PER_READ;
     /** UDP socket buffer size requested from the kernel. */
@@ -74,16 +75,18 @@ public final class IoRuntime implements AutoCloseable {
                 .channel(type)
                 .option(ChannelOption.SO_RCVBUF, SOCKET_BUFFER_BYTES)
                 .option(ChannelOption.SO_SNDBUF, SOCKET_BUFFER_BYTES);
-        if (epoll) {
-            // recvmmsg: Netty uses it when the read buffer holds more than one slot of this size. A datagram longer
-            // than its slot would be cut short, as one longer than a single-datagram buffer would be: QUIC peers
-            // send no more than the maximum UDP payload this endpoint announces, which is receiveBuffer at most.
-            bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, receiveBuffer);
-            receiveBuffer *= DATAGRAMS_PER_RECEIVE_CALL;
+        if (!epoll) {
+            // A fixed allocator resets maxMessagesPerRead to 1; set it back explicitly.
+            return bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR,
+                    new FixedRecvByteBufAllocator(receiveBuffer).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
         }
-        // A fixed allocator resets maxMessagesPerRead to 1; set it back explicitly.
+        // recvmmsg: Netty uses it when the read buffer holds more than one slot of this size; DatagramBurstReads
+        // asks for one slot until datagrams come in bursts. A datagram longer than its slot would be cut short, as
+        // one longer than a single-datagram buffer would be: QUIC peers send no more than the maximum UDP payload
+        // this endpoint announces, which is receiveBuffer at most.
+        bootstrap.option(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE, receiveBuffer);
         return bootstrap.option(ChannelOption.RCVBUF_ALLOCATOR,
-                new FixedRecvByteBufAllocator(receiveBuffer).maxMessagesPerRead(MAX_MESSAGES_PER_READ));
+                new DatagramBurstReads(receiveBuffer, DATAGRAMS_PER_RECEIVE_CALL, MAX_MESSAGES_PER_READ));
     }
 
     @Override
