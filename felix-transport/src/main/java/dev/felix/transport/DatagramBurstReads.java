@@ -9,7 +9,7 @@ import io.netty.channel.DefaultMaxMessagesRecvByteBufAllocator;
  *
  * <p><b>Why not always {@code maxSlots}.</b> A socket that gets one datagram per wakeup (a publisher waiting for its
  * acknowledgement, the subscriber of a quiet stream) gains nothing from a multi-slot read and pays for it on every
- * wakeup: measured on a 2-vCPU VM, 16-slot reads made the publisher's confirm 8–15% slower and the CPU per delivery
+ * wakeup: measured on a 2-vCPU VM, 16-slot reads made the publisher's confirm 9–18% slower and the CPU per delivery
  * higher in the closed-loop latency benchmark than one-slot reads, and a 4-slot read (a 16 KiB buffer, inside the
  * allocator's pooled size classes) still cost most of that, so it is the multi-message read itself more than its
  * 64 KiB buffer. A burst (many connections' acknowledgements at a broker, a client's share of a fanout on a shared
