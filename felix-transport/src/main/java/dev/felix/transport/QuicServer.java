@@ -48,14 +48,14 @@ public final class QuicServer implements AutoCloseable {
     private final boolean ownsRuntime;
     /** One UDP socket per event loop, all on the same port (see {@link #bind}). */
     private final List<Channel> channels;
-    /** The kernel's counters of those sockets (none off Linux epoll). */
-    private final List<UdpSocketCounters> counters;
+    /** The kernel's counters of those sockets (empty off Linux epoll). */
+    private final java.util.Optional<UdpSocketCounters> counters;
 
     private QuicServer(IoRuntime runtime, boolean ownsRuntime, List<Channel> channels) {
         this.runtime = runtime;
         this.ownsRuntime = ownsRuntime;
         this.channels = List.copyOf(channels);
-        this.counters = channels.stream().map(UdpSocketCounters::of).flatMap(java.util.Optional::stream).toList();
+        this.counters = UdpSocketCounters.of(channels);
     }
 
     /**
@@ -158,7 +158,7 @@ public final class QuicServer implements AutoCloseable {
      * UdpSocketCounters}) or once the listener is closed. Scans {@code /proc}: for metrics scrapes, not the data path.
      */
     public java.util.Optional<UdpSocketCounters.Reading> udpCounters() {
-        return UdpSocketCounters.sum(counters);
+        return counters.flatMap(UdpSocketCounters::read);
     }
 
     /**
