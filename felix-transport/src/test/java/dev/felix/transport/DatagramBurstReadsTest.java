@@ -3,7 +3,12 @@ package dev.felix.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.epoll.EpollChannelOption;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +67,26 @@ class DatagramBurstReadsTest {
             multiSlotWakeup(1);
         }
         assertThat(sizer.slots()).isEqualTo(16);
+    }
+
+    @Test
+    void everyEpollSocketOfARuntimeReadsThroughIt_withItsSlotAsTheDatagramSize() {
+        IoRuntime runtime = IoRuntime.create(1, "burst-reads-test");
+        try {
+            assertThat(runtime.epoll()).as("the suite runs on Linux with epoll").isTrue();
+            Channel socket = runtime.datagramBootstrap(1200).handler(new ChannelInboundHandlerAdapter())
+                    .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).syncUninterruptibly().channel();
+            try {
+                io.netty.channel.RecvByteBufAllocator reads = socket.config().getRecvByteBufAllocator();
+                assertThat(reads).isInstanceOf(DatagramBurstReads.class);
+                assertThat((int) socket.config().getOption(EpollChannelOption.MAX_DATAGRAM_PAYLOAD_SIZE))
+                        .as("one slot: at least 2 KiB, and the 1,200-byte payload fits").isEqualTo(2048);
+            } finally {
+                socket.close().syncUninterruptibly();
+            }
+        } finally {
+            runtime.close();
+        }
     }
 
     @Test
