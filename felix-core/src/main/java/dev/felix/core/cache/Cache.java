@@ -15,7 +15,9 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -170,6 +172,13 @@ public final class Cache {
     private volatile long incarnation;
     private volatile long publishedNext = -1;
     private volatile long publishedOldest = -1;
+    /**
+     * Keys the log's uncommitted tail touched when it was loaded (a replica that took the cache over), each with the
+     * offset of the tail's last change to it; null when there is no such tail, or once it is all visible. The
+     * previous leader may have acknowledged those changes, so such a key is not read until its change is visible:
+     * reading the value before it would return what an acknowledged write already replaced.
+     */
+    private volatile Map<String, Long> inheritedTail;
     /** Earliest expiry among entries, so a periodic sweep of an idle cache costs one comparison. */
     private volatile long nextExpiry = CacheEntry.NEVER;
     private volatile boolean backlogFull;
@@ -376,8 +385,13 @@ public final class Cache {
      *
      * <p><b>Ownership:</b> the returned array is the cache's own; never modify it.
      *
+     * <p>A replica that took the cache over holds the previous leader's last changes uncommitted until a majority
+     * holds them; they may have been acknowledged. Until its change is visible, a key such a change touched is
+     * refused ({@code unavailable}, retry) rather than read as the value that change replaced.
+     *
      * @throws FelixException {@code bad_request} for an invalid key; {@code unavailable} or {@code corruption}
-     *                        when the cache is closed or cannot be loaded
+     *                        when the cache is closed or cannot be loaded; {@code unavailable} for a key of the
+     *                        inherited uncommitted tail (above)
      */
     public Optional<byte[]> get(String key) throws FelixException {
         FelixError bad = checkKey(key);
@@ -391,6 +405,7 @@ public final class Cache {
         if (s == null) {
             s = awaitLoaded();
         }
+        checkNotInInheritedTail(key);
         EntryTable.Node n = s.store.read(key);
         if (n == null) {
             metrics.misses.increment();
@@ -406,6 +421,20 @@ public final class Cache {
             requestDrain();
         }
         return Optional.of(n.value);
+    }
+
+    /** Refuses a read of a key whose last change is in the inherited uncommitted tail and not yet visible. */
+    private void checkNotInInheritedTail(String key) throws FelixException {
+        Map<String, Long> tail = inheritedTail;
+        if (tail == null) {
+            return;
+        }
+        Long last = tail.get(key);
+        if (last != null && last >= publishedNext) {
+            throw FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " is being taken over: key " + key
+                    + " has a change (offset " + last + ") from the previous leader that may have been acknowledged"
+                    + " and is not committed here yet; it is read once a majority holds it; retry").toException();
+        }
     }
 
     /**
@@ -747,6 +776,7 @@ public final class Cache {
             publishedNext = s.visible();
             publishedOldest = oldest(s);
             if (s.uncommitted.isEmpty()) {
+                inheritedTail = null;
                 for (Ack a : s.afterRecovered) {
                     a.future.complete(a.value);
                 }
@@ -797,6 +827,7 @@ public final class Cache {
         writer.reset(storage.log(), opened.next(), opened.committed(), opened.gate().gate());
         State s = newState(opened.next(), opened.committed(), table);
         s.uncommitted.addAll(opened.uncommitted());
+        inheritedTail = lastChangePerKey(opened.uncommitted());
         incarnation = opened.incarnation();
         incarnationKnown = true;
         s.lastSnapshot = opened.snapshotOffset();
@@ -805,6 +836,18 @@ public final class Cache {
         state = s;
         nextExpiry = s.store.nextExpiry();
         return true;
+    }
+
+    /** Each key the changes touch, with the offset of the last change to it; null when there are none. */
+    private static Map<String, Long> lastChangePerKey(List<CacheLog.Uncommitted> changes) {
+        if (changes.isEmpty()) {
+            return null;
+        }
+        Map<String, Long> last = new HashMap<>();
+        for (CacheLog.Uncommitted u : changes) {
+            last.put(u.change().key(), u.change().offset());
+        }
+        return Map.copyOf(last);
     }
 
     private State newState(long next) {

@@ -1,6 +1,7 @@
 package dev.felix.core.cache;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
@@ -85,9 +86,14 @@ class CacheGateTest {
         assertThat(opened.get()).isEqualTo(new LogRef(LogRef.Kind.CACHE, "t/ns/c", 7, 0));
         assertThat(info.nextOffset()).as("visible: the committed part").isEqualTo(5);
         assertThat(gate.appendedEnd).as("the writer handed the recovered tail to the gate").isEqualTo(10);
-        for (int i = 0; i < 10; i++) {
-            assertThat(get(c, "k" + i)).as("k" + i).isEqualTo(i < 5 ? "v" + i : null);
+        for (int i = 0; i < 5; i++) {
+            assertThat(get(c, "k" + i)).as("k" + i).isEqualTo("v" + i);
         }
+        // The previous leader may have acknowledged the tail: its keys are refused, never read as what they replaced.
+        for (int i = 5; i < 10; i++) {
+            assertRefusedAsTakingOver(c, "k" + i, i);
+        }
+        assertThat(get(c, "never-written")).isNull();
         Mirror mirror = new Mirror(c, null).start();
         mirror.catchUp(5);
         assertThat(mirror.lastSnapshot).as("the snapshot is of the committed state").isEqualTo(5);
@@ -107,7 +113,7 @@ class CacheGateTest {
         gate.commit(7);
         Await.until("offsets 5 and 6 are visible", () -> c.info().nextOffset() == 7);
         assertThat(get(c, "k6")).isEqualTo("v6");
-        assertThat(get(c, "k7")).as("offset 7 is not committed yet").isNull();
+        assertRefusedAsTakingOver(c, "k7", 7); // offset 7 is not committed yet
         assertThat(noChange).isNotDone();
 
         gate.commit(11);
@@ -194,6 +200,15 @@ class CacheGateTest {
         });
         assertThat(offset.get()).isZero();
         assertThat(get(c, "k")).isEqualTo("v");
+    }
+
+    private static void assertRefusedAsTakingOver(Cache c, String key, long offset) {
+        FelixException refused = catchThrowableOfType(FelixException.class,
+                () -> c.get(key));
+        assertThat(refused).as(key).isNotNull();
+        assertThat(refused.error().code()).isEqualTo(ErrorCode.UNAVAILABLE);
+        assertThat(refused.getMessage()).contains("cache t/ns/c is being taken over: key " + key
+                + " has a change (offset " + offset + ") from the previous leader");
     }
 
     private static String get(Cache c, String key) {
