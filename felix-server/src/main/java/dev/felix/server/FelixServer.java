@@ -211,6 +211,7 @@ public final class FelixServer implements AutoCloseable {
             bindUdpCounters(metrics, "clients", quic::udpCounters);
             if (member != null) {
                 bindUdpCounters(metrics, "peers", member.peer()::udpCounters);
+                bindUdpCounters(metrics, "peers-outgoing", member.peer()::outgoingUdpCounters);
             }
             self[0] = server;
             server.ready = true;

@@ -126,6 +126,11 @@ public final class QuicClient implements AutoCloseable {
         return counters.flatMap(UdpSocketCounters::read);
     }
 
+    /** This socket's counters, to read together with others' ({@link UdpSocketCounters#merged}); empty as above. */
+    public java.util.Optional<UdpSocketCounters> counters() {
+        return counters;
+    }
+
     /** The runtime whose event loop serves this client's connections. */
     public IoRuntime runtime() {
         return runtime;

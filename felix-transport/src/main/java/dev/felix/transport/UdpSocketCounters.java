@@ -62,6 +62,15 @@ public final class UdpSocketCounters {
         return inodes.length == 0 ? Optional.empty() : Optional.of(new UdpSocketCounters(inodes));
     }
 
+    /**
+     * The counters of every socket {@code parts} cover, read in one scan; nothing when {@code parts} is empty (a set
+     * of sockets that changes, such as one per outgoing connection, is merged at each read).
+     */
+    public static Optional<UdpSocketCounters> merged(Collection<UdpSocketCounters> parts) {
+        long[] inodes = parts.stream().flatMapToLong(c -> java.util.Arrays.stream(c.inodes)).distinct().toArray();
+        return inodes.length == 0 ? Optional.empty() : Optional.of(new UdpSocketCounters(inodes));
+    }
+
     /** The socket's inode, or -1 when it cannot be found. */
     private static long inode(Channel channel) {
         if (!(channel instanceof UnixChannel unix) || !unix.isOpen()) {

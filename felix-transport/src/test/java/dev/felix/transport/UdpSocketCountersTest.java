@@ -61,6 +61,10 @@ class UdpSocketCountersTest {
                     > full.queuedBytes());
             assertThat(both.read().orElseThrow().drops()).as("one scan sums both sockets; the quiet one dropped none")
                     .isEqualTo(full.drops());
+            UdpSocketCounters merged = UdpSocketCounters.merged(List.of(counters,
+                    UdpSocketCounters.of(quiet).orElseThrow(), counters)).orElseThrow();
+            assertThat(merged.read()).as("merged counters count each socket once").isEqualTo(both.read());
+            assertThat(UdpSocketCounters.merged(List.of())).isEmpty();
 
             socket.close().syncUninterruptibly();
             assertThat(counters.read()).as("a closed socket's line is gone").isEmpty();

@@ -6,6 +6,7 @@ import dev.felix.transport.QuicServer;
 import dev.felix.transport.TlsMaterial;
 import dev.felix.transport.TransportConfig;
 import dev.felix.transport.TransportException;
+import dev.felix.transport.UdpSocketCounters;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -16,9 +17,15 @@ import io.netty.handler.codec.quic.QuicStreamType;
 import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 import javax.net.ssl.SSLEngine;
@@ -54,6 +61,12 @@ public final class PeerEndpoint implements AutoCloseable {
     private final TlsMaterial identity;
     private final X509TrustManager trust;
     private final Map<String, Outgoing> outgoing = new ConcurrentHashMap<>();
+    /** Drops counted by outgoing sockets already closed, so the outgoing total never goes down. */
+    private final AtomicLong closedOutgoingDrops = new AtomicLong();
+    /** Sockets of outgoing connections created and not yet closed. */
+    private final AtomicInteger outgoingSockets = new AtomicInteger();
+    /** The outgoing drops last reported; guarded by {@code this}. */
+    private long reportedOutgoingDrops;
     private volatile boolean closed;
 
     private PeerEndpoint(IoRuntime runtime, QuicServer server, TransportConfig config, TlsMaterial identity,
@@ -89,8 +102,39 @@ public final class PeerEndpoint implements AutoCloseable {
      * What the kernel counts for the listening sockets (drops for lack of receive buffer, bytes queued); nothing
      * where it cannot be read. See {@link QuicServer#udpCounters()}.
      */
-    public java.util.Optional<dev.felix.transport.UdpSocketCounters.Reading> udpCounters() {
+    public Optional<UdpSocketCounters.Reading> udpCounters() {
         return server.udpCounters();
+    }
+
+    /**
+     * What the kernel counts for the sockets of this node's outgoing connections (one per other node it replicates
+     * from or talks to): drops since the endpoint started, those of sockets since closed included, and bytes queued
+     * now. Nothing where the listener's counters cannot be read either. One scan of {@code /proc} for all of them.
+     */
+    public Optional<UdpSocketCounters.Reading> outgoingUdpCounters() {
+        if (server.udpCounters().isEmpty()) {
+            return Optional.empty();
+        }
+        List<UdpSocketCounters> live = new ArrayList<>();
+        for (Outgoing o : outgoing.values()) {
+            QuicClient c = o.client.get();
+            if (c != null) {
+                c.counters().ifPresent(live::add);
+            }
+        }
+        UdpSocketCounters.Reading now = UdpSocketCounters.merged(live).flatMap(UdpSocketCounters::read)
+                .orElse(new UdpSocketCounters.Reading(0, 0));
+        long drops = closedOutgoingDrops.get() + now.drops();
+        synchronized (this) {
+            // A socket closing between the two reads above is briefly in neither: never report less than before.
+            reportedOutgoingDrops = Math.max(reportedOutgoingDrops, drops);
+            return Optional.of(new UdpSocketCounters.Reading(reportedOutgoingDrops, now.queuedBytes()));
+        }
+    }
+
+    /** Sockets of outgoing connections open now (one per connected node; a closed connection's socket goes too). */
+    int outgoingSockets() {
+        return outgoingSockets.get();
     }
 
     /** Where this endpoint listens (with the real port when bound to port 0). */
@@ -273,7 +317,8 @@ public final class PeerEndpoint implements AutoCloseable {
         final String nodeId;
         final InetSocketAddress address;
         final CompletableFuture<QuicChannel> connected = new CompletableFuture<>();
-        private volatile QuicClient client;
+        /** The socket's client; null before connecting and once closed. */
+        final AtomicReference<QuicClient> client = new AtomicReference<>();
 
         Outgoing(String nodeId, InetSocketAddress address) {
             this.nodeId = nodeId;
@@ -297,13 +342,21 @@ public final class PeerEndpoint implements AutoCloseable {
                 connected.completeExceptionally(new IllegalStateException("the peer endpoint is closed"));
                 return;
             }
+            QuicClient created;
             try {
-                client = QuicClient.createMutual(address, config, ALPN, trust, identity, runtime);
+                created = QuicClient.createMutual(address, config, ALPN, trust, identity, runtime);
             } catch (TransportException e) {
                 connected.completeExceptionally(e);
                 return;
             }
-            client.connect(new Closing(), null).addListener(f -> {
+            client.set(created);
+            outgoingSockets.incrementAndGet();
+            if (closed) {
+                close(); // the endpoint closed while this was being created: its close did not see the socket
+                connected.completeExceptionally(new IllegalStateException("the peer endpoint is closed"));
+                return;
+            }
+            created.connect(new Closing(), null).addListener(f -> {
                 if (!f.isSuccess()) {
                     connected.completeExceptionally(f.cause());
                     close();
@@ -334,11 +387,15 @@ public final class PeerEndpoint implements AutoCloseable {
             if (ch != null) {
                 ch.close();
             }
-            QuicClient c = client;
-            client = null;
+            QuicClient c = client.getAndSet(null);
             if (c != null) {
-                // Closing waits for the socket; never on an event loop (this may run in a connect listener).
-                CompletableFuture.runAsync(c::close);
+                // Closing waits for the socket, and the last reading scans /proc: never on an event loop (this may
+                // run in a connect listener or as the connection ends).
+                CompletableFuture.runAsync(() -> {
+                    c.udpCounters().ifPresent(r -> closedOutgoingDrops.addAndGet(r.drops()));
+                    c.close();
+                    outgoingSockets.decrementAndGet();
+                });
             }
         }
 
@@ -347,6 +404,7 @@ public final class PeerEndpoint implements AutoCloseable {
             @Override
             public void channelInactive(ChannelHandlerContext ctx) {
                 outgoing.remove(nodeId, Outgoing.this);
+                close(); // its socket too: the next open connects from a socket of its own
                 ctx.fireChannelInactive();
             }
         }

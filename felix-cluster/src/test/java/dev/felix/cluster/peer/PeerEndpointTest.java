@@ -2,12 +2,15 @@ package dev.felix.cluster.peer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import dev.felix.cluster.ShardKey;
 import dev.felix.transport.ClientTrust;
 import dev.felix.transport.TlsMaterial;
 import dev.felix.transport.TransportConfig;
+import dev.felix.transport.UdpSocketCounters;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -69,6 +72,34 @@ class PeerEndpointTest {
             s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
             assertThat(answer.first.get(20, TimeUnit.SECONDS)).isEqualTo(
                     new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1, "asked by node-b"));
+        }
+    }
+
+    @Test
+    void anOutgoingConnectionThatEnds_closesItsSocket_andItsUdpCountersAreRead() throws Exception {
+        TlsMaterial a = TlsMaterial.generateSelfSigned("node-a", List.of());
+        TlsMaterial b = TlsMaterial.generateSelfSigned("node-b", List.of());
+        X509TrustManager trust = (X509TrustManager) ClientTrust.certificates(List.of(a.chain().get(0), b.chain().get(0)))
+                .trustManager();
+        InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+        TransportConfig quickIdle = TransportConfig.defaults().withIdleTimeout(Duration.ofSeconds(1));
+        try (PeerEndpoint nb = PeerEndpoint.start(any, b, trust, quickIdle, echo())) {
+            assertThat(nb.outgoingUdpCounters()).as("no outgoing socket yet").contains(
+                    new UdpSocketCounters.Reading(0, 0));
+            PeerEndpoint na = PeerEndpoint.start(any, a, trust, quickIdle, echo());
+            try {
+                Answer answer = new Answer();
+                PeerStream s = nb.open("node-a", na.localAddress(), answer).get(20, TimeUnit.SECONDS);
+                s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
+                answer.first.get(20, TimeUnit.SECONDS);
+                assertThat(nb.outgoingSockets()).isEqualTo(1);
+                assertThat(nb.outgoingUdpCounters()).hasValueSatisfying(r -> assertThat(r.drops()).isZero());
+            } finally {
+                na.close(); // gone without a word: node-b's connection ends at its idle timeout
+            }
+            await().atMost(Duration.ofSeconds(20)).until(() -> nb.outgoingSockets() == 0);
+            assertThat(nb.outgoingUdpCounters()).as("read with no outgoing socket open").hasValueSatisfying(
+                    r -> assertThat(r.drops()).isZero());
         }
     }
 

@@ -113,8 +113,9 @@ class ClusterIntegrationTest extends ClusterTestBase {
         assertThat(metricValue(scrape(node(otherId)), "felix_replication_fetch_bytes_total{direction=\"received\"}"))
                 .isPositive();
         assertClusterMetricsDocumented(scrape);
-        assertThat(scrape).as("the kernel's counters of both listeners").contains(
-                "felix_udp_receive_drops_total{listener=\"clients\"}", "felix_udp_receive_drops_total{listener=\"peers\"}");
+        assertThat(scrape).as("the kernel's counters of both listeners and of the outgoing peer sockets").contains(
+                "felix_udp_receive_drops_total{listener=\"clients\"}", "felix_udp_receive_drops_total{listener=\"peers\"}",
+                "felix_udp_receive_drops_total{listener=\"peers-outgoing\"}");
 
         // A clean stop hands the shard over; the new leader serves every acknowledged record at its offset.
         cluster.stop(leaderId);
