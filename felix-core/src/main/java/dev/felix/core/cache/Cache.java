@@ -131,6 +131,11 @@ public final class Cache {
         final java.util.ArrayDeque<CacheLog.Uncommitted> uncommitted = new java.util.ArrayDeque<>();
         /** Answers to complete once {@link #uncommitted} is visible (nothing else was waiting behind it). */
         final List<Ack> afterRecovered = new ArrayList<>();
+        /**
+         * Snapshot watches asked for while {@link #uncommitted} is not all visible: a snapshot before it could hold
+         * values its changes (perhaps acknowledged by the previous leader) replaced, so it is taken after it.
+         */
+        final List<PendingSnapshotWatch> snapshotsAfterRecovered = new ArrayList<>();
 
         State(CacheStore store, ChangeRing ring, LogWriter<Batch> writer) {
             this.store = store;
@@ -142,6 +147,10 @@ public final class Cache {
         long visible() {
             return writer.committed();
         }
+    }
+
+    /** A snapshot watch waiting for the inherited uncommitted tail to become visible. */
+    private record PendingSnapshotWatch(Watcher watcher, CompletableFuture<CacheWatch> result) {
     }
 
     private final CacheName name;
@@ -495,7 +504,9 @@ public final class Cache {
      *
      * <ul>
      *   <li>{@code fromOffset == null}: the watch delivers a consistent snapshot at the visible offset N
-     *       ({@link SnapshotChunk}s), then every change from N on.</li>
+     *       ({@link SnapshotChunk}s), then every change from N on. A replica that took the cache over takes it only
+     *       once the changes it inherited uncommitted are visible (the previous leader may have acknowledged them;
+     *       see {@link #get}): until then the watch waits.</li>
      *   <li>{@code fromOffset == M}: the watch delivers exactly the changes from M on. Fails with
      *       {@code cursor_too_old} (the error's offset is the oldest retained) if M is no longer retained — in
      *       the change ring for a memory cache, in the log for a log cache — or if {@code incarnation} is given
@@ -541,6 +552,10 @@ public final class Cache {
         loop.post(() -> {
             if (!ensureLoaded()) {
                 result.completeExceptionally(failureNow().toException());
+                return;
+            }
+            if (fromOffset == null && !state.uncommitted.isEmpty()) {
+                state.snapshotsAfterRecovered.add(new PendingSnapshotWatch(w, result));
                 return;
             }
             watches.register(state, w, fromOffset, incarnation, this.incarnation, result);
@@ -704,7 +719,12 @@ public final class Cache {
 
         @Override
         public void failed(Throwable cause) {
-            watches.endAll(FelixError.of(ErrorCode.INTERNAL, "cache writer failed: " + cause));
+            FelixError error = FelixError.of(ErrorCode.INTERNAL, "cache writer failed: " + cause);
+            State s = state;
+            if (s != null) {
+                failPendingWatches(s, error);
+            }
+            watches.endAll(error);
         }
     }
 
@@ -781,6 +801,10 @@ public final class Cache {
                     a.future.complete(a.value);
                 }
                 s.afterRecovered.clear();
+                for (PendingSnapshotWatch pw : s.snapshotsAfterRecovered) {
+                    watches.register(s, pw.watcher(), null, null, incarnation, pw.result());
+                }
+                s.snapshotsAfterRecovered.clear();
             }
         }
     }
@@ -1023,8 +1047,10 @@ public final class Cache {
         failAfterRecovered(s, error);
         writer.fail(error);
         writer.closeGate();
-        watches.endAll(FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " lost its storage (" + error.message()
-                + "); resume from the offset given"));
+        FelixError lost = FelixError.of(ErrorCode.UNAVAILABLE, "cache " + label + " lost its storage ("
+                + error.message() + "); resume from the offset given");
+        failPendingWatches(s, lost);
+        watches.endAll(lost);
         storage.close(false, incarnation);
         backlogFull = false;
     }
@@ -1034,6 +1060,13 @@ public final class Cache {
             a.future.completeExceptionally(error.toException());
         }
         s.afterRecovered.clear();
+    }
+
+    private static void failPendingWatches(State s, FelixError error) {
+        for (PendingSnapshotWatch pw : s.snapshotsAfterRecovered) {
+            pw.result().completeExceptionally(error.toException());
+        }
+        s.snapshotsAfterRecovered.clear();
     }
 
     private static void failAcks(Batch b, FelixError error) {
@@ -1119,6 +1152,9 @@ public final class Cache {
             }
             writer.closeGate();
             pendingSnapshot = s.compaction;
+        }
+        if (s != null) {
+            failPendingWatches(s, reason != null ? reason : closedError());
         }
         watches.endAll(reason != null ? reason : closedError());
         failInbox(reason != null ? reason : closedError());

@@ -94,10 +94,12 @@ class CacheGateTest {
             assertRefusedAsTakingOver(c, "k" + i, i);
         }
         assertThat(get(c, "never-written")).isNull();
-        Mirror mirror = new Mirror(c, null).start();
+        // A watch resuming from an offset gets the committed changes, then the tail's as they commit; a snapshot
+        // watch waits until the tail is visible (a snapshot before it would hold what the tail replaced).
+        Mirror mirror = new Mirror(c, null).attach(Await.get(c.watch(null, 0L, () -> { })));
         mirror.catchUp(5);
-        assertThat(mirror.lastSnapshot).as("the snapshot is of the committed state").isEqualTo(5);
         assertThat(mirror.entries).hasSize(5);
+        var snapshotWatch = c.watch(null, null, () -> { });
 
         // A delete that finds nothing to delete was decided on the tail too: it is answered after it. A load (which
         // reads wait on) is not held behind the tail.
@@ -115,6 +117,7 @@ class CacheGateTest {
         assertThat(get(c, "k6")).isEqualTo("v6");
         assertRefusedAsTakingOver(c, "k7", 7); // offset 7 is not committed yet
         assertThat(noChange).isNotDone();
+        assertThat(snapshotWatch).as("no snapshot before the whole tail is visible").isNotDone();
 
         gate.commit(11);
         assertThat(Await.get(put)).isEqualTo(10L);
@@ -128,6 +131,47 @@ class CacheGateTest {
         assertThat(get(c, "k9")).isEqualTo("v9");
         assertThat(get(c, "k3")).isEqualTo("new");
         assertThat(c.info().nextOffset()).isEqualTo(11);
+        CacheWatch late = Await.get(snapshotWatch);
+        assertThat(late.startOffset()).as("its snapshot is taken once the tail is visible").isEqualTo(10);
+        Mirror afterTail = new Mirror(c, null).attach(late);
+        afterTail.catchUp(11);
+        assertThat(afterTail.lastSnapshot).isEqualTo(10);
+        assertThat(afterTail.entries).isEqualTo(mirror.entries);
+    }
+
+    @Test
+    void aKeyTheInheritedTailChanges_isReadOnlyOnceItsLastChangeThereIsVisible() {
+        fx = new CacheFixture(dir);
+        Cache first = fx.cache("c", CONFIG);
+        Await.get(first.put("k0", bytes("a0"), null)); // 0
+        Await.get(first.put("k1", bytes("a1"), null)); // 1
+        Await.get(first.put("k2", bytes("a2"), null)); // 2
+        Await.get(first.put("k1", bytes("b1"), null)); // 3: the tail starts here
+        Await.get(first.delete("k2")); // 4
+        Await.get(first.put("k1", bytes("c1"), null)); // 5
+        Await.get(first.close());
+
+        HeldGate gate = new HeldGate();
+        Cache c = fx.cache("c", CONFIG, (ref, log, onCommit) -> new GateFactory.Opened(gate, 3));
+        Await.get(c.load());
+        assertThat(get(c, "k0")).isEqualTo("a0");
+        assertRefusedAsTakingOver(c, "k1", 5); // its last change in the tail, not its first (3)
+        assertRefusedAsTakingOver(c, "k2", 4); // deleted there: never read as a2
+        var snapshotWatch = c.watch(null, null, () -> { });
+
+        gate.commit(5);
+        Await.until("offsets 3 and 4 are visible", () -> c.info().nextOffset() == 5);
+        assertThat(get(c, "k2")).as("the delete is visible").isNull();
+        assertRefusedAsTakingOver(c, "k1", 5); // b1 is visible, but c1 replaced it
+        assertThat(snapshotWatch).as("part of the tail is not visible yet").isNotDone();
+
+        gate.commit(6);
+        Await.until("the tail is visible", () -> c.info().nextOffset() == 6);
+        assertThat(get(c, "k1")).isEqualTo("c1");
+        Mirror mirror = new Mirror(c, null).attach(Await.get(snapshotWatch));
+        mirror.catchUp(6);
+        assertThat(mirror.lastSnapshot).isEqualTo(6);
+        assertThat(mirror.entries).containsOnly(java.util.Map.entry("k0", "a0"), java.util.Map.entry("k1", "c1"));
     }
 
     @Test
