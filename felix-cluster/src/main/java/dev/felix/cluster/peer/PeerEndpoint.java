@@ -61,6 +61,8 @@ public final class PeerEndpoint implements AutoCloseable {
     private final TlsMaterial identity;
     private final X509TrustManager trust;
     private final Map<String, Outgoing> outgoing = new ConcurrentHashMap<>();
+    /** Whether the kernel's counters of this endpoint's sockets can be read here (Linux, epoll). */
+    private final boolean countersReadable;
     /** Drops counted by outgoing sockets already closed, so the outgoing total never goes down. */
     private final AtomicLong closedOutgoingDrops = new AtomicLong();
     /** Sockets of outgoing connections created and not yet closed. */
@@ -73,6 +75,7 @@ public final class PeerEndpoint implements AutoCloseable {
             X509TrustManager trust) {
         this.runtime = runtime;
         this.server = server;
+        this.countersReadable = server.udpCounters().isPresent(); // the outgoing sockets are of the same kind
         this.config = config;
         this.identity = identity;
         this.trust = trust;
@@ -109,12 +112,16 @@ public final class PeerEndpoint implements AutoCloseable {
     /**
      * What the kernel counts for the sockets of this node's outgoing connections (one per other node it replicates
      * from or talks to): drops since the endpoint started, those of sockets since closed included, and bytes queued
-     * now. Nothing where the listener's counters cannot be read either. One scan of {@code /proc} for all of them.
+     * now. Nothing where the kernel's counters cannot be read (off Linux epoll). One scan of {@code /proc} for all of
+     * them.
      */
     public Optional<UdpSocketCounters.Reading> outgoingUdpCounters() {
-        if (server.udpCounters().isEmpty()) {
+        if (!countersReadable) {
             return Optional.empty();
         }
+        // Read first: a socket closing from here on adds its drops here only after it left the live set below, so
+        // no drop is counted twice (one missed for a moment is made up by the max).
+        long closedDrops = closedOutgoingDrops.get();
         List<UdpSocketCounters> live = new ArrayList<>();
         for (Outgoing o : outgoing.values()) {
             QuicClient c = o.client.get();
@@ -124,7 +131,7 @@ public final class PeerEndpoint implements AutoCloseable {
         }
         UdpSocketCounters.Reading now = UdpSocketCounters.merged(live).flatMap(UdpSocketCounters::read)
                 .orElse(new UdpSocketCounters.Reading(0, 0));
-        long drops = closedOutgoingDrops.get() + now.drops();
+        long drops = closedDrops + now.drops();
         synchronized (this) {
             // A socket closing between the two reads above is briefly in neither: never report less than before.
             reportedOutgoingDrops = Math.max(reportedOutgoingDrops, drops);
@@ -392,9 +399,12 @@ public final class PeerEndpoint implements AutoCloseable {
                 // Closing waits for the socket, and the last reading scans /proc: never on an event loop (this may
                 // run in a connect listener or as the connection ends).
                 CompletableFuture.runAsync(() -> {
-                    c.udpCounters().ifPresent(r -> closedOutgoingDrops.addAndGet(r.drops()));
-                    c.close();
-                    outgoingSockets.decrementAndGet();
+                    try {
+                        c.udpCounters().ifPresent(r -> closedOutgoingDrops.addAndGet(r.drops()));
+                        c.close();
+                    } finally {
+                        outgoingSockets.decrementAndGet();
+                    }
                 });
             }
         }

@@ -100,6 +100,16 @@ class PeerEndpointTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> nb.outgoingSockets() == 0);
             assertThat(nb.outgoingUdpCounters()).as("read with no outgoing socket open").hasValueSatisfying(
                     r -> assertThat(r.drops()).isZero());
+
+            // node-a back (at another port): the next open connects again, from a socket of its own.
+            try (PeerEndpoint back = PeerEndpoint.start(any, a, trust, quickIdle, echo())) {
+                Answer again = new Answer();
+                PeerStream s = nb.open("node-a", back.localAddress(), again).get(20, TimeUnit.SECONDS);
+                s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
+                assertThat(again.first.get(20, TimeUnit.SECONDS)).isEqualTo(
+                        new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1, "asked by node-b"));
+                assertThat(nb.outgoingSockets()).isEqualTo(1);
+            }
         }
     }
 

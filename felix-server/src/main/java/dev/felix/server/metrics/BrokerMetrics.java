@@ -290,8 +290,9 @@ public final class BrokerMetrics implements AutoCloseable {
 
     /**
      * Registers what the kernel counts for a listener's UDP sockets ({@code listener}: {@code clients}; on a cluster
-     * member also {@code peers}, and {@code peers-outgoing} for the sockets of its own connections to other nodes): datagrams dropped because a socket's receive buffer was full, and bytes
-     * queued now. Each scrape reads them from {@code /proc}; call it only where they can be read.
+     * member also {@code peers}, and {@code peers-outgoing} for the sockets of its own connections to other nodes):
+     * datagrams dropped because a socket's receive buffer was full, and bytes queued now. Each scrape reads them from
+     * {@code /proc}; call it only where they can be read.
      */
     public void bindUdpCounters(String listener, LongSupplier drops, LongSupplier queuedBytes) {
         bound.add(drops);
