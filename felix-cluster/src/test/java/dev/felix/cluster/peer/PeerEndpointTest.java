@@ -57,21 +57,33 @@ class PeerEndpointTest {
         }
     }
 
+    private static final InetSocketAddress ANY = new InetSocketAddress("127.0.0.1", 0);
+    private static final PeerMessage ANSWER_TO_B = new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1,
+            "asked by node-b");
+
+    /** A trust manager accepting the certificates of {@code nodes}. */
+    private static X509TrustManager trusting(TlsMaterial... nodes) {
+        return (X509TrustManager) ClientTrust.certificates(java.util.Arrays.stream(nodes).map(n -> n.chain().get(0))
+                .toList()).trustManager();
+    }
+
+    /** Opens a stream from {@code from} to node-a at {@code at}, sends a fetch, and returns node-a's answer. */
+    private static PeerMessage askNodeA(PeerEndpoint from, InetSocketAddress at) throws Exception {
+        Answer answer = new Answer();
+        PeerStream s = from.open("node-a", at, answer).get(20, TimeUnit.SECONDS);
+        assertThat(s.remoteNode()).isEqualTo("node-a");
+        s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
+        return answer.first.get(20, TimeUnit.SECONDS);
+    }
+
     @Test
     void twoTrustedNodes_talk_andEachKnowsTheOtherByItsCertificate() throws Exception {
         TlsMaterial a = TlsMaterial.generateSelfSigned("node-a", List.of());
         TlsMaterial b = TlsMaterial.generateSelfSigned("node-b", List.of());
-        X509TrustManager trust = (X509TrustManager) ClientTrust.certificates(List.of(a.chain().get(0), b.chain().get(0)))
-                .trustManager();
-        InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
-        try (PeerEndpoint na = PeerEndpoint.start(any, a, trust, TransportConfig.defaults(), echo());
-                PeerEndpoint nb = PeerEndpoint.start(any, b, trust, TransportConfig.defaults(), echo())) {
-            Answer answer = new Answer();
-            PeerStream s = nb.open("node-a", na.localAddress(), answer).get(20, TimeUnit.SECONDS);
-            assertThat(s.remoteNode()).isEqualTo("node-a");
-            s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
-            assertThat(answer.first.get(20, TimeUnit.SECONDS)).isEqualTo(
-                    new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1, "asked by node-b"));
+        X509TrustManager trust = trusting(a, b);
+        try (PeerEndpoint na = PeerEndpoint.start(ANY, a, trust, TransportConfig.defaults(), echo());
+                PeerEndpoint nb = PeerEndpoint.start(ANY, b, trust, TransportConfig.defaults(), echo())) {
+            assertThat(askNodeA(nb, na.localAddress())).isEqualTo(ANSWER_TO_B);
         }
     }
 
@@ -79,19 +91,14 @@ class PeerEndpointTest {
     void anOutgoingConnectionThatEnds_closesItsSocket_andItsUdpCountersAreRead() throws Exception {
         TlsMaterial a = TlsMaterial.generateSelfSigned("node-a", List.of());
         TlsMaterial b = TlsMaterial.generateSelfSigned("node-b", List.of());
-        X509TrustManager trust = (X509TrustManager) ClientTrust.certificates(List.of(a.chain().get(0), b.chain().get(0)))
-                .trustManager();
-        InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+        X509TrustManager trust = trusting(a, b);
         TransportConfig quickIdle = TransportConfig.defaults().withIdleTimeout(Duration.ofSeconds(1));
-        try (PeerEndpoint nb = PeerEndpoint.start(any, b, trust, quickIdle, echo())) {
+        try (PeerEndpoint nb = PeerEndpoint.start(ANY, b, trust, quickIdle, echo())) {
             assertThat(nb.outgoingUdpCounters()).as("no outgoing socket yet").contains(
                     new UdpSocketCounters.Reading(0, 0));
-            PeerEndpoint na = PeerEndpoint.start(any, a, trust, quickIdle, echo());
+            PeerEndpoint na = PeerEndpoint.start(ANY, a, trust, quickIdle, echo());
             try {
-                Answer answer = new Answer();
-                PeerStream s = nb.open("node-a", na.localAddress(), answer).get(20, TimeUnit.SECONDS);
-                s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
-                answer.first.get(20, TimeUnit.SECONDS);
+                assertThat(askNodeA(nb, na.localAddress())).isEqualTo(ANSWER_TO_B);
                 assertThat(nb.outgoingSockets()).isEqualTo(1);
                 assertThat(nb.outgoingUdpCounters()).hasValueSatisfying(r -> assertThat(r.drops()).isZero());
             } finally {
@@ -102,12 +109,8 @@ class PeerEndpointTest {
                     r -> assertThat(r.drops()).isZero());
 
             // node-a back (at another port): the next open connects again, from a socket of its own.
-            try (PeerEndpoint back = PeerEndpoint.start(any, a, trust, quickIdle, echo())) {
-                Answer again = new Answer();
-                PeerStream s = nb.open("node-a", back.localAddress(), again).get(20, TimeUnit.SECONDS);
-                s.send(new PeerMessage.Fetch(KEY, 3, 10, 2, 9, 1 << 20, 100, -1));
-                assertThat(again.first.get(20, TimeUnit.SECONDS)).isEqualTo(
-                        new PeerMessage.Refused(PeerMessage.Refusal.UNKNOWN, 7, -1, "asked by node-b"));
+            try (PeerEndpoint back = PeerEndpoint.start(ANY, a, trust, quickIdle, echo())) {
+                assertThat(askNodeA(nb, back.localAddress())).isEqualTo(ANSWER_TO_B);
                 assertThat(nb.outgoingSockets()).isEqualTo(1);
             }
         }

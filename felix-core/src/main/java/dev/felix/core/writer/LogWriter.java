@@ -109,6 +109,12 @@ public final class LogWriter<B> {
     private long committed;
     /** End of the records found in the log at reset that were not known committed then. */
     private long recoveredEnd;
+    /**
+     * True while {@link #reset} hands the recovered tail to the gate. A gate that already holds a majority answers at
+     * once, on this thread; its verdict then waits for the next writer task, since the owner installs the state
+     * {@link Owner#recovered} publishes into only after {@code reset} returns.
+     */
+    private boolean resetting;
     /** Pending batches already answered (refused by the gate), waiting only to become visible. */
     private int answeredPending;
     private FelixError failure;
@@ -157,7 +163,12 @@ public final class LogWriter<B> {
             previous.close();
         }
         if (committed < next) {
-            gate.appended(next, committer);
+            resetting = true;
+            try {
+                gate.appended(next, committer);
+            } finally {
+                resetting = false;
+            }
         }
     }
 
@@ -366,7 +377,7 @@ public final class LogWriter<B> {
 
         @Override
         public void committed(long end) {
-            if (loop.inWriter()) {
+            if (loop.inWriter() && !resetting) {
                 if (gen == generation) {
                     commit(end);
                 }
@@ -381,7 +392,7 @@ public final class LogWriter<B> {
 
         @Override
         public void refused(long end, FelixError error) {
-            if (loop.inWriter()) {
+            if (loop.inWriter() && !resetting) {
                 if (gen == generation) {
                     refuse(end, error);
                 }
@@ -396,7 +407,7 @@ public final class LogWriter<B> {
 
         @Override
         public void failed(Throwable cause) {
-            if (loop.inWriter()) {
+            if (loop.inWriter() && !resetting) {
                 if (gen == generation) {
                     gateFailed(cause);
                 }

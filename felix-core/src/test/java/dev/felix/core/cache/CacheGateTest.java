@@ -42,7 +42,7 @@ class CacheGateTest {
     }
 
     /** A gate that commits only when the test says so. */
-    static final class HeldGate implements CommitGate {
+    static class HeldGate implements CommitGate {
         volatile Committer committer;
         /** The log's end as the writer last reported it. */
         volatile long appendedEnd = -1;
@@ -137,6 +137,37 @@ class CacheGateTest {
         afterTail.catchUp(11);
         assertThat(afterTail.lastSnapshot).isEqualTo(10);
         assertThat(afterTail.entries).isEqualTo(mirror.entries);
+    }
+
+    @Test
+    void aGateThatCommitsTheTailAsItIsHandedOver_makesItVisible_andTheCacheGoesOn() {
+        // A replicated gate whose followers already hold the tail commits it inside appended(), on the writer thread,
+        // while the cache is still loading. Once (ClusterFaultRunTest) the tail then never reached the cache's view
+        // and change ring, and the next batch failed the writer ("change ring expects offset 1034, got 1035").
+        fx = new CacheFixture(dir);
+        Cache first = fx.cache("c", CONFIG);
+        for (int i = 0; i < 10; i++) {
+            Await.get(first.put("k" + i, bytes("v" + i), null));
+        }
+        Await.get(first.close());
+
+        HeldGate gate = new HeldGate() {
+            @Override
+            public void appended(long end, Committer c) {
+                super.appended(end, c);
+                c.committed(end); // a majority holds it already
+            }
+        };
+        Cache c = fx.cache("c", CONFIG, (ref, log, onCommit) -> new GateFactory.Opened(gate, 5));
+        Await.until("the tail is visible", () -> Await.get(c.load()).nextOffset() == 10);
+        for (int i = 0; i < 10; i++) {
+            assertThat(get(c, "k" + i)).as("k" + i).isEqualTo("v" + i);
+        }
+        Mirror mirror = new Mirror(c, null).start();
+        assertThat(Await.get(c.put("k3", bytes("new"), null))).isEqualTo(10L);
+        mirror.catchUp(11);
+        assertThat(mirror.entries).hasSize(10).containsEntry("k3", "new").containsEntry("k9", "v9");
+        assertThat(get(c, "k3")).isEqualTo("new");
     }
 
     @Test
