@@ -62,7 +62,7 @@ class PeerEndpointTest {
             "asked by node-b");
 
     /** A trust manager accepting the certificates of {@code nodes}. */
-    private static X509TrustManager trusting(TlsMaterial... nodes) {
+    private static X509TrustManager trusting(TlsMaterial... nodes) throws Exception {
         return (X509TrustManager) ClientTrust.certificates(java.util.Arrays.stream(nodes).map(n -> n.chain().get(0))
                 .toList()).trustManager();
     }
