@@ -69,12 +69,7 @@ class CacheGateTest {
 
     @Test
     void changesPastTheCommittedEnd_stayInvisibleUntilTheGateCommitsThem_thenArriveInOrder() {
-        fx = new CacheFixture(dir);
-        Cache first = fx.cache("c", CONFIG);
-        for (int i = 0; i < 10; i++) {
-            Await.get(first.put("k" + i, bytes("v" + i), null));
-        }
-        Await.get(first.close());
+        writeTenAndClose();
 
         HeldGate gate = new HeldGate();
         AtomicReference<LogRef> opened = new AtomicReference<>();
@@ -144,12 +139,7 @@ class CacheGateTest {
         // A replicated gate whose followers already hold the tail commits it inside appended(), on the writer thread,
         // while the cache is still loading. Once (ClusterFaultRunTest) the tail then never reached the cache's view
         // and change ring, and the next batch failed the writer ("change ring expects offset 1034, got 1035").
-        fx = new CacheFixture(dir);
-        Cache first = fx.cache("c", CONFIG);
-        for (int i = 0; i < 10; i++) {
-            Await.get(first.put("k" + i, bytes("v" + i), null));
-        }
-        Await.get(first.close());
+        writeTenAndClose();
 
         HeldGate gate = new HeldGate() {
             @Override
@@ -275,6 +265,16 @@ class CacheGateTest {
         });
         assertThat(offset.get()).isZero();
         assertThat(get(c, "k")).isEqualTo("v");
+    }
+
+    /** Writes k0..k9 = v0..v9 (offsets 0 to 9) into cache c and closes it, as its previous leader would have. */
+    private void writeTenAndClose() {
+        fx = new CacheFixture(dir);
+        Cache first = fx.cache("c", CONFIG);
+        for (int i = 0; i < 10; i++) {
+            Await.get(first.put("k" + i, bytes("v" + i), null));
+        }
+        Await.get(first.close());
     }
 
     private static void assertRefusedAsTakingOver(Cache c, String key, long offset) {
