@@ -728,8 +728,16 @@ public final class Cache {
         }
     }
 
-    /** The sequencer's verdicts, on the writer. */
+    /**
+     * The sequencer's verdicts, on the writer. A committed batch is published to the store and the change ring at
+     * once, acknowledged, and only then offered to the watches ({@link #afterCommits}): a watch's wake-up queues a
+     * drain on its event loop, and a put's acknowledgement queued behind a hundred of those would wait for every
+     * watcher's delivery (issue 12 item 4). Readers see the change before its requester hears of it either way.
+     */
     private final class Committed implements LogWriter.Owner<Batch> {
+        /** Changes made visible and answered, not yet offered to the watches. Writer only. */
+        private final ArrayList<Change> toWatches = new ArrayList<>();
+
         @Override
         public void visible(Batch b) {
             State s = state;
@@ -737,7 +745,7 @@ public final class Cache {
                 Change c = b.changes.get(i);
                 s.store.publish(c, b.nodes.get(i));
                 s.ring.add(c);
-                watches.fanout(c, config.watcherQueue());
+                toWatches.add(c);
             }
             // Before anyone hears of the batch, so info() never lags an acknowledgement.
             publishedNext = s.visible();
@@ -781,7 +789,18 @@ public final class Cache {
         }
 
         @Override
+        public void afterCommits() {
+            // In offset order; a watch registers in a writer task of its own, never between visible() and here,
+            // so none can start at a snapshot that already holds one of these changes.
+            for (int i = 0; i < toWatches.size(); i++) {
+                watches.fanout(toWatches.get(i), config.watcherQueue());
+            }
+            toWatches.clear();
+        }
+
+        @Override
         public void recovered(long end) {
+            afterCommits(); // anything still unannounced comes before the tail, in offset order
             State s = state;
             if (s == null) {
                 return;

@@ -75,6 +75,14 @@ public final class LogWriter<B> {
          */
         default void recovered(long end) {
         }
+
+        /**
+         * One pass of commits is done: every batch it made {@linkplain #visible visible} has been answered. An
+         * owner that tells others of what became visible (a cache tells its watchers) does it here rather than in
+         * {@link #visible}, so the requesters' answers are handed on first and never wait behind that news.
+         */
+        default void afterCommits() {
+        }
     }
 
     /** Batches (appended, not yet committed) beyond which new ones are refused at once, not queued. */
@@ -427,15 +435,20 @@ public final class LogWriter<B> {
             owner.recovered(committed);
         }
         Pending<B> p;
+        boolean any = false;
         while ((p = pending.peekFirst()) != null && p.end <= end) {
             pending.pollFirst();
             committed = p.end;
             owner.visible(p.batch);
+            any = true;
             if (p.answered) {
                 answeredPending--;
             } else {
                 owner.answer(p.batch, null);
             }
+        }
+        if (any) {
+            owner.afterCommits();
         }
     }
 

@@ -18,7 +18,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -99,6 +105,7 @@ class CacheWatchTest {
 
         put(c, "c", "4");
         delete(c, "a");
+        barrier(c); // a change is acknowledged before the watch is told of it: both queued before polling
         List<WatchItem> changes = take(w, 2);
         assertThat(changes).extracting(i -> ((Change) i).offset()).containsExactly(3L, 4L);
         assertThat(((Change) changes.get(0)).entry()).satisfies(e -> {
@@ -433,5 +440,60 @@ class CacheWatchTest {
         }
         w.close();
         return out;
+    }
+
+    /**
+     * A put is acknowledged before any watch hears of its change (issue 12 item 4). Telling a watch queues a drain
+     * on its event loop; a put acknowledged after that waited, on a broker's one event loop, for the delivery to
+     * every watcher first. The writer is held inside the watch's wake-up for one change while the test issues the
+     * next put, so the put's future exists before the writer can commit it; the listener then records whether that
+     * put was already acknowledged when the watch was told of it.
+     */
+    @ParameterizedTest
+    @EnumSource(Backing.class)
+    void aPutIsAcknowledgedBeforeAnyWatchIsToldOfIt(Backing b) throws Exception {
+        Cache c = cache(b, CacheConfig.memory());
+        put(c, "k", "0");
+        AtomicReference<CompletableFuture<Long>> watched = new AtomicReference<>();
+        List<Boolean> ackedWhenTold = new CopyOnWriteArrayList<>();
+        AtomicBoolean holdNextWake = new AtomicBoolean();
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger wakes = new AtomicInteger();
+        CacheWatch w = Await.get(c.watch(null, null, () -> {
+            wakes.incrementAndGet();
+            CompletableFuture<Long> f = watched.get();
+            if (f != null) {
+                ackedWhenTold.add(f.isDone());
+            }
+            if (holdNextWake.compareAndSet(true, false)) {
+                held.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }));
+        Await.until("told of the snapshot", () -> wakes.get() == 1);
+        assertThat(drain(w)).singleElement().satisfies(i -> assertThat(((SnapshotChunk) i).last()).isTrue());
+
+        CompletableFuture<Long> second;
+        try {
+            holdNextWake.set(true);
+            CompletableFuture<Long> first = c.put("k", CacheFixture.bytes("1"), null);
+            assertThat(held.await(Await.LIMIT.toSeconds(), TimeUnit.SECONDS)).as("the writer told the watch").isTrue();
+            assertThat(first.isDone()).as("the first put, acknowledged before the watch was told").isTrue();
+            second = c.put("k", CacheFixture.bytes("2"), null);
+            watched.set(second);
+            assertThat(drain(w)).hasSize(1); // found empty: the next change wakes the watch again
+        } finally {
+            release.countDown(); // never leave the writer held, even when an assertion above failed
+        }
+
+        long offset = Await.get(second);
+        Await.until("the watch told of the second put", () -> !ackedWhenTold.isEmpty());
+        assertThat(ackedWhenTold).containsExactly(true);
+        assertThat(drain(w)).singleElement().satisfies(i -> assertThat(((Change) i).offset()).isEqualTo(offset));
     }
 }

@@ -50,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Fair to the event loop.</b> One drain writes at most {@value #FRAMES_PER_TURN} frames, then flushes and
  * queues its next turn behind whatever else the event loop has to do (issue 12 item 4): a reply that became ready
  * meanwhile — a put's acknowledgement on the writer's stream — waits for at most one turn of each watch stream on
- * the loop, not for every watcher's whole backlog.
+ * the loop, not for every watcher's whole backlog. The put's own change wakes no stream ahead of its
+ * acknowledgement: the cache answers a committed change before it offers it to the watches.
  *
  * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onReady()}, which the cache's writer calls
  * and which only schedules a drain; the watch handle is volatile because it is set when the cache answers. It
