@@ -800,7 +800,7 @@ public final class Cache {
 
         @Override
         public void recovered(long end) {
-            afterCommits(); // anything still unannounced comes before the tail, in offset order
+            // Nothing waits in toWatches here: the tail is committed before any batch appended after it is visible.
             State s = state;
             if (s == null) {
                 return;
