@@ -261,6 +261,35 @@ class CliLauncherTest {
     }
 
     @Test
+    void launcher_asksForHugeHeapPages_withZgc_andOnlyWhereTheKernelLendsThemToSharedMemory() throws Exception {
+        Path advise = Files.writeString(dir.resolve("shmem-advise"), "always within_size [advise] never deny force\n");
+        Path never = Files.writeString(dir.resolve("shmem-never"), "always within_size advise [never] deny force\n");
+        String huge = "-XX:+UseTransparentHugePages";
+        if (JdkChoice.expectedFeature() >= 21) { // the launcher runs ZGC there
+            assertThat(javaCommand(advise, "-Xmx256m", "server")).contains("-XX:+UseZGC", huge);
+            assertThat(javaCommand(advise, "-Xmx256m", "bench")).contains("-XX:+UseZGC", huge);
+            assertThat(javaCommand(never, "-Xmx256m", "server")).contains("-XX:+UseZGC").doesNotContain(huge);
+            assertThat(javaCommand(dir.resolve("no-such-file"), "-Xmx256m", "server")).contains("-XX:+UseZGC")
+                    .doesNotContain(huge);
+            // An operator's own choice wins: to turn them off, or by choosing the collector.
+            assertThat(javaCommand(advise, "-XX:-UseTransparentHugePages", "server"))
+                    .contains("-XX:+UseZGC", "-XX:-UseTransparentHugePages").doesNotContain(huge);
+            assertThat(javaCommand(advise, "-XX:+UseG1GC", "server")).doesNotContain(huge, "-XX:+UseZGC");
+        } else {
+            assertThat(javaCommand(advise, "-Xmx256m", "server")).contains("-XX:+UseG1GC").doesNotContain(huge);
+        }
+        assertThat(javaCommand(advise, "-Xmx256m", "--version")).as("a CLI command, not a broker").doesNotContain(huge);
+    }
+
+    /** The JVM command line the launcher would run for {@code command}, one word per element. */
+    private List<String> javaCommand(Path shmemSetting, String javaOpts, String command) {
+        Launcher.Result r = new Launcher(dir, Map.of("FELIX_PRINT_JAVA_COMMAND", "1", "FELIX_THP_SHMEM_SETTING",
+                shmemSetting.toString(), "FELIX_JAVA_OPTS", javaOpts)).run(command);
+        assertThat(r.code()).as(r.toString()).isZero();
+        return r.out().lines().toList();
+    }
+
+    @Test
     void readmeSequence_fromAnOffsetWorksWhenRunInOrder() throws Exception {
         // The README's quickstart, then the pub/sub lines of its "More commands" block, in order, as typed.
         Launcher readme = new Launcher(dir, Map.of("FELIX_BROKER", "127.0.0.1:" + server.quicAddress().getPort(),

@@ -208,6 +208,7 @@ public final class FelixServer implements AutoCloseable {
             server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
             metrics.bindHeapSoftMax(HeapSoftMax::current);
+            metrics.bindHeapHugePages(HeapPages.current().huge());
             bindUdpCounters(metrics, "clients", quic::udpCounters);
             if (member != null) {
                 bindUdpCounters(metrics, "peers", member.peer()::udpCounters);

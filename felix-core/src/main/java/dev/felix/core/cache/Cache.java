@@ -798,9 +798,14 @@ public final class Cache {
             toWatches.clear();
         }
 
+        /**
+         * Part or all of an inherited tail committed: published like a batch, then the requests held behind the tail
+         * are answered, then the watches are told (as for a put, see the class comment), and only then do the
+         * snapshot watches held behind the tail register, so none of them is also offered a change its snapshot holds.
+         */
         @Override
         public void recovered(long end) {
-            // Nothing waits in toWatches here: the tail is committed before any batch appended after it is visible.
+            // toWatches is empty on entry: the tail is committed before any batch appended after it is visible.
             State s = state;
             if (s == null) {
                 return;
@@ -810,16 +815,20 @@ public final class Cache {
                 s.uncommitted.poll();
                 s.store.publish(u.change(), u.node());
                 s.ring.add(u.change());
-                watches.fanout(u.change(), config.watcherQueue());
+                toWatches.add(u.change());
             }
             publishedNext = s.visible();
             publishedOldest = oldest(s);
-            if (s.uncommitted.isEmpty()) {
+            boolean wholeTail = s.uncommitted.isEmpty();
+            if (wholeTail) {
                 inheritedTail = null;
                 for (Ack a : s.afterRecovered) {
                     a.future.complete(a.value);
                 }
                 s.afterRecovered.clear();
+            }
+            afterCommits();
+            if (wholeTail) {
                 for (PendingSnapshotWatch pw : s.snapshotsAfterRecovered) {
                     watches.register(s, pw.watcher(), null, null, incarnation, pw.result());
                 }

@@ -13,6 +13,9 @@ import dev.felix.core.writer.GateFactory;
 import dev.felix.core.writer.LogRef;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -132,6 +135,38 @@ class CacheGateTest {
         afterTail.catchUp(11);
         assertThat(afterTail.lastSnapshot).isEqualTo(10);
         assertThat(afterTail.entries).isEqualTo(mirror.entries);
+    }
+
+    @Test
+    void whatWaitedOnTheTail_isAnsweredBeforeTheWatchesAreToldOfTheTail() {
+        // A put is acknowledged before the watches hear of its change (CacheWatchTest
+        // .aPutIsAcknowledgedBeforeAnyWatchIsToldOfIt); so is a request a new leader held behind its inherited tail.
+        writeTenAndClose();
+        HeldGate gate = new HeldGate();
+        Cache c = fx.cache("c", CONFIG, (ref, log, onCommit) -> new GateFactory.Opened(gate, 5));
+        Await.get(c.load());
+        AtomicReference<CompletableFuture<Long>> waiting = new AtomicReference<>();
+        List<Boolean> answeredWhenTold = new CopyOnWriteArrayList<>();
+        Mirror mirror = new Mirror(c, null).attach(Await.get(c.watch(null, 0L, () -> {
+            CompletableFuture<Long> f = waiting.get();
+            if (f != null) {
+                answeredWhenTold.add(f.isDone());
+            }
+        })));
+        mirror.catchUp(5);
+        CompletableFuture<Long> noChange = c.delete("absent"); // decided on the tail: answered once it commits
+        waiting.set(noChange);
+        Await.get(c.load()); // the delete is with the writer
+        assertThat(noChange).isNotDone();
+
+        gate.commit(10);
+        Await.until("the watch is told of the tail", () -> !answeredWhenTold.isEmpty());
+        assertThat(answeredWhenTold.get(0)).as("the delete answered when the watch was first told").isTrue();
+        assertThat(Await.get(noChange)).isEqualTo(Cache.NO_CHANGE);
+        mirror.catchUp(10);
+        for (int i = 5; i < 10; i++) {
+            assertThat(mirror.changes.get((long) i).key()).isEqualTo("k" + i);
+        }
     }
 
     @Test

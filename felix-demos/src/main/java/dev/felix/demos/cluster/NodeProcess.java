@@ -24,19 +24,33 @@ public final class NodeProcess implements AutoCloseable {
 
     /** The main class of the {@code felix} command. */
     static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
-    /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
     /** Test and demo nodes: several share the machine with the tests' own JVM. */
     public static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
     /**
      * What {@code ./felix server} runs a broker with on this JVM's version (see the launcher script): generational
-     * ZGC from JDK 21, else G1 giving idle memory back.
+     * ZGC from JDK 21, on transparent huge pages where the kernel lends them to its heap ({@code HeapPages}), else G1
+     * giving idle memory back.
      */
-    public static final List<String> SERVER_JVM = Runtime.version().feature() >= 23
-            ? List.of("-XX:+UseZGC", "-XX:ZUncommitDelay=30")
-            : Runtime.version().feature() >= 21 ? List.of("-XX:+UseZGC", "-XX:+ZGenerational", "-XX:ZUncommitDelay=30")
-            : List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000", "-XX:MinHeapFreeRatio=10",
-                    "-XX:MaxHeapFreeRatio=20");
+    public static final List<String> SERVER_JVM = serverJvm(Runtime.version().feature(),
+            dev.felix.server.HeapPages.kernelAllowsForSharedMemory());
+    /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
     static final Duration STARTUP = Duration.ofSeconds(90);
+
+    /** {@link #SERVER_JVM} for a JDK of {@code feature}, where the kernel does or does not lend ZGC huge pages. */
+    static List<String> serverJvm(int feature, boolean hugePages) {
+        if (feature < 21) {
+            return List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000", "-XX:MinHeapFreeRatio=10",
+                    "-XX:MaxHeapFreeRatio=20");
+        }
+        List<String> options = new java.util.ArrayList<>(List.of("-XX:+UseZGC", "-XX:ZUncommitDelay=30"));
+        if (feature < 23) {
+            options.add("-XX:+ZGenerational");
+        }
+        if (hugePages) {
+            options.add("-XX:+UseTransparentHugePages");
+        }
+        return List.copyOf(options);
+    }
 
     private static final Pattern QUIC = Pattern.compile("(?m)^\\s+quic\\s+127\\.0\\.0\\.1:(\\d+)");
     private static final Pattern ADMIN = Pattern.compile("(?m)^\\s+admin\\s+http://127\\.0\\.0\\.1:(\\d+)");

@@ -310,6 +310,12 @@ public final class BrokerMetrics implements AutoCloseable {
         gauge("felix.heap.soft.max.bytes", "the heap size ZGC is asked to stay under (-1: not set by Felix)", bytes);
     }
 
+    /** 1 when the Java heap is on transparent huge pages ({@code HeapPages}), else 0. */
+    public void bindHeapHugePages(boolean huge) {
+        gauge("felix.heap.huge.pages", "1 when the Java heap is on 2 MiB transparent huge pages, 0 on 4 KiB pages",
+                () -> huge ? 1 : 0);
+    }
+
     /** Counts an error sent to a client. */
     public void error(ErrorCode code) {
         errors.get(code).increment();

@@ -1,0 +1,22 @@
+package dev.felix.demos.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Broker processes started by the demos and benchmarks run on the JVM options {@code ./felix server} uses. */
+class NodeProcessTest {
+
+    @Test
+    void serverJvm_isTheLaunchersChoice_hugePagesWithZgcWhereTheKernelLendsThem() {
+        assertThat(NodeProcess.serverJvm(25, true))
+                .containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30", "-XX:+UseTransparentHugePages");
+        assertThat(NodeProcess.serverJvm(25, false)).containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30");
+        assertThat(NodeProcess.serverJvm(21, true)).containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30",
+                "-XX:+ZGenerational", "-XX:+UseTransparentHugePages");
+        // JDK 17: G1 on anonymous memory; the launcher asks for no huge pages there either.
+        assertThat(NodeProcess.serverJvm(17, true)).contains("-XX:+UseG1GC").doesNotContain("-XX:+UseTransparentHugePages");
+        assertThat(NodeProcess.SERVER_JVM).isEqualTo(NodeProcess.serverJvm(Runtime.version().feature(),
+                dev.felix.server.HeapPages.kernelAllowsForSharedMemory()));
+    }
+}
