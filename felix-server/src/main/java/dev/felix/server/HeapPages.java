@@ -68,7 +68,7 @@ public final class HeapPages {
         String why = kernel.isEmpty() ? "the kernel has no transparent huge pages here"
                 : !allowed ? "the kernel lends none to " + (zgc ? "shared memory" : "the heap") + ": " + file + " is "
                         + kernel.get()
-                : "not asked for (-XX:+UseTransparentHugePages)";
+                : "huge pages not asked for: -XX:+UseTransparentHugePages";
         return new Report(false, "4 KiB pages (" + why + ")");
     }
 

@@ -32,7 +32,7 @@ class HeapPagesTest {
         assertThat(refused.text()).isEqualTo("4 KiB pages (the kernel lends none to shared memory: "
                 + HeapPages.SHMEM_SETTING + " is never)");
         assertThat(HeapPages.report(true, false, Optional.of("advise")))
-                .isEqualTo(new HeapPages.Report(false, "4 KiB pages (not asked for (-XX:+UseTransparentHugePages))"));
+                .isEqualTo(new HeapPages.Report(false, "4 KiB pages (huge pages not asked for: -XX:+UseTransparentHugePages)"));
         assertThat(HeapPages.report(true, true, Optional.empty()).text())
                 .isEqualTo("4 KiB pages (the kernel has no transparent huge pages here)");
     }
