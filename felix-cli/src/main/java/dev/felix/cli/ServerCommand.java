@@ -141,7 +141,7 @@ final class ServerCommand implements Callable<Integer> {
                 + server.httpAddress().getPort() + "  (/live /ready /metrics)");
         System.out.println("  data   " + cfg.dataDir());
         System.out.println("  cert   " + server.certificateFile() + "  SHA-256 " + server.fingerprint());
-        System.out.println("  heap   " + dev.felix.server.HeapPages.current().text());
+        System.out.println("  heap   " + server.heapPages().text());
         if (server.cluster() != null) {
             var self = server.cluster().node(server.cluster().localNodeId()).orElseThrow();
             System.out.println("  node   " + self.nodeId() + "  (raft " + self.raftAddress() + ", peer " + self.peerAddress()

@@ -61,6 +61,8 @@ public final class FelixServer implements AutoCloseable {
     /** Subscribes relayed from other nodes' shards ({@code cluster_relay_subscribe}), or null. */
     private volatile dev.felix.server.protocol.RelayedShards relayed;
     private volatile IdleMemory idleMemory;
+    /** What this process's heap sits on, read once at start for the gauge and the banner. */
+    private volatile HeapPages.Report heapPages;
 
     private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
             QuicServer quic, AdminHttpServer http, TlsMaterial tls, Path certificateFile) {
@@ -208,7 +210,8 @@ public final class FelixServer implements AutoCloseable {
             server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
             metrics.bindHeapSoftMax(HeapSoftMax::current);
-            metrics.bindHeapHugePages(HeapPages.current().huge());
+            server.heapPages = HeapPages.current();
+            metrics.bindHeapHugePages(server.heapPages.huge());
             bindUdpCounters(metrics, "clients", quic::udpCounters);
             if (member != null) {
                 bindUdpCounters(metrics, "peers", member.peer()::udpCounters);
@@ -295,6 +298,11 @@ public final class FelixServer implements AutoCloseable {
     public dev.felix.cluster.ClusterView cluster() {
         ClusterMember m = member;
         return m == null ? null : m.view();
+    }
+
+    /** What this process's heap sits on, as read when the server started (see {@link HeapPages}). */
+    public HeapPages.Report heapPages() {
+        return heapPages;
     }
 
     /** The idle-memory trimmer (see {@link IdleMemory}). */

@@ -43,7 +43,7 @@ public final class HeapPages {
 
     /** Whether the kernel lends huge pages to shared memory that asks for them (ZGC's heap). */
     public static boolean kernelAllowsForSharedMemory() {
-        return setting(SHMEM_SETTING).map(s -> SHMEM_ALLOWS.contains(s)).orElse(false);
+        return setting(SHMEM_SETTING).map(SHMEM_ALLOWS::contains).orElse(false);
     }
 
     /** This process's heap pages. */
