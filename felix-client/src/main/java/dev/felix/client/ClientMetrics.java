@@ -31,6 +31,8 @@ public final class ClientMetrics {
     final LongAdder healedEvents = new LongAdder();
     /** Events received. */
     final LongAdder events = new LongAdder();
+    /** Events an {@link EventViewHandler} read in place, without a copy or the receive queue (part of events). */
+    final LongAdder eventsReadInPlace = new LongAdder();
 
     private final ReceiveBudget budget;
     /** The kernel's counters of the client's UDP socket (empty where they cannot be read). */
@@ -69,6 +71,7 @@ public final class ClientMetrics {
         m.put("felix_client_gap_notices_total", gaps.sum());
         m.put("felix_client_healed_events_total", healedEvents.sum());
         m.put("felix_client_received_events_total", events.sum());
+        m.put("felix_client_events_read_in_place_total", eventsReadInPlace.sum());
         udp.get().ifPresent(r -> {
             m.put("felix_client_udp_receive_drops_total", r.drops());
             m.put("felix_client_udp_receive_queue_bytes", r.queuedBytes());

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * stalling the event loop.
  *
  * <p><b>Threads and buffers.</b> Thread-safe: subscriptions schedule from the event loop, handlers run on the pool.
- * Touches no {@code ByteBuf}s.
+ * Touches no {@code ByteBuf}s: an in-place turn reads a frame that its session releases after the turn.
  */
 final class HandlerDispatcher implements AutoCloseable {
 
@@ -45,7 +45,28 @@ final class HandlerDispatcher implements AutoCloseable {
     /** Calls {@code handler} for every item of {@code subscription} until it ends. */
     void dispatch(Subscription subscription, SubscriptionHandler handler) {
         Runner runner = new Runner(subscription, handler, handler instanceof NonBlockingHandler);
+        if (handler instanceof EventViewHandler) {
+            subscription.inPlace(runner);
+        }
         subscription.queue().onReady(runner::signal);
+    }
+
+    /**
+     * The turn of an {@link EventViewHandler} for events read in place from a frame, which skip the receive queue.
+     * Event loop only: {@link #enter()}, then {@link #handle} per event, then {@link #leave()}.
+     */
+    interface InPlaceTurn {
+        /**
+         * Takes the subscription's turn: false (and nothing taken) while another turn runs, items wait in the queue
+         * (they go first), or the subscription has ended. Then the caller queues copies instead.
+         */
+        boolean enter();
+
+        /** Calls the handler; false once it threw (the subscription is then closed and ended with the cause). */
+        boolean handle(EventView view);
+
+        /** Gives the turn back; items that arrived meanwhile get their turn. */
+        void leave();
     }
 
     @Override
@@ -57,7 +78,7 @@ final class HandlerDispatcher implements AutoCloseable {
     }
 
     /** One subscription's turns on the pool. */
-    private final class Runner implements Runnable {
+    private final class Runner implements Runnable, InPlaceTurn {
         private final Subscription subscription;
         private final SubscriptionHandler handler;
         /** Whether a turn is queued or running: at most one at a time, whichever thread runs it. */
@@ -110,6 +131,43 @@ final class HandlerDispatcher implements AutoCloseable {
         }
 
         @Override
+        public boolean enter() {
+            if (done || (closed && !ownsPool) || !scheduled.compareAndSet(false, true)) {
+                return false;
+            }
+            if (subscription.pending() > 0 || subscription.ended()) {
+                leave();
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public boolean handle(EventView view) {
+            boolean before = NonBlockingScope.enter();
+            try {
+                ((EventViewHandler) handler).onEvent(view);
+                return true;
+            } catch (RuntimeException e) {
+                fail(e);
+                return false;
+            } finally {
+                NonBlockingScope.exit(before);
+            }
+        }
+
+        @Override
+        public void leave() {
+            if (done) {
+                return; // finished: scheduled stays set, so no turn ever runs again
+            }
+            scheduled.set(false);
+            if (subscription.queued() > 0 || subscription.ended()) {
+                signal();
+            }
+        }
+
+        @Override
         public void run() {
             if (!turn()) {
                 return;
@@ -147,14 +205,18 @@ final class HandlerDispatcher implements AutoCloseable {
                         handler.onGap(g);
                     }
                 } catch (RuntimeException e) {
-                    // The handler threw (an SDK error it did not catch keeps its code): the subscription ends.
-                    subscription.close();
-                    finish(e instanceof FelixClientException fe ? fe
-                            : new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
+                    fail(e);
                     return false;
                 }
             }
             return true;
+        }
+
+        /** The handler threw (an SDK error it did not catch keeps its code): the subscription ends. */
+        private void fail(RuntimeException e) {
+            subscription.close();
+            finish(e instanceof FelixClientException fe ? fe
+                    : new FelixClientException(ErrorCode.INTERNAL, "the handler failed: " + e, -1, e));
         }
 
         private void finish(FelixClientException cause) {

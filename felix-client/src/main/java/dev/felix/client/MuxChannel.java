@@ -65,6 +65,21 @@ final class MuxChannel {
         return takenSinceGrant.getAndSet(0);
     }
 
+    /**
+     * {@code n} events of this channel were handed to an {@link EventViewHandler} in place: arrived and taken at
+     * once. Returns credit to grant now, or 0. Event loop.
+     */
+    long tookInPlace(int n) {
+        if (grantsOnArrival()) {
+            return arrived(n);
+        }
+        long taken = takenSinceGrant.addAndGet(n);
+        if (taken < Math.max(1, window / 2) || !subscription.queue().admitsMore()) {
+            return 0;
+        }
+        return takenSinceGrant.getAndSet(0);
+    }
+
     /** {@code n} events of this channel arrived: returns credit to grant now, or 0. Event loop. */
     long arrived(int n) {
         if (!grantsOnArrival()) {

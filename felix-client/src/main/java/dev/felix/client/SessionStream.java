@@ -2,7 +2,8 @@ package dev.felix.client;
 
 import dev.felix.transport.CoalescedFlush;
 import dev.felix.transport.FrameDecoder;
-import dev.felix.wire.BinaryMuxEventBatch;
+import dev.felix.wire.FrameFlags;
+import dev.felix.wire.MuxEventBatchView;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.ErrorCode;
 import dev.felix.wire.Message;
@@ -28,8 +29,9 @@ import java.util.concurrent.CompletableFuture;
  * {@link ShardFeed}. Flow control is per channel, by credit ({@link MuxChannel}).
  *
  * <p><b>Threads and buffers.</b> Event-loop confined (the connection's); the package-visible methods hop onto it.
- * Each inbound frame arrives retained from {@code FrameDecoder} and is released right after decoding; the channels'
- * feeds get decoded copies. Outbound requests are new unpooled frames owned by the channel once written.
+ * Each inbound frame arrives retained from {@code FrameDecoder} and is released right after it is handled: an event
+ * batch is read in place ({@link MuxEventBatchView}), its payloads handed to {@link EventViewHandler}s as views of
+ * the frame during their call, and copied once for the channels whose events are queued. Outbound requests are new unpooled frames owned by the channel once written.
  */
 final class SessionStream extends ChannelInboundHandlerAdapter {
 
@@ -44,6 +46,13 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
     private final Map<Long, Pending> pending = new HashMap<>();
     private final Map<Integer, MuxChannel> channels = new HashMap<>();
     private final Map<Long, List<MuxChannel>> bySubscription = new HashMap<>();
+    /** Frame flags of a mux event batch, the only frame read in place. */
+    private static final int MUX_EVENT_BATCH_FLAGS =
+            FrameFlags.MUX_DELIVERY | FrameFlags.BINARY_EVENT_BATCH_SHARED | FrameFlags.EVENT_BATCH_OFFSETS;
+    /** Reused for every event batch frame: where its parts lie in the frame. */
+    private final MuxEventBatchView muxBatch = new MuxEventBatchView();
+    /** Reused for every event handed to an {@link EventViewHandler} in place. */
+    private final EventView eventView = new EventView();
     private QuicStreamChannel channel;
     /** Requests written in one batch of event-loop tasks share one write and flush, see {@link CoalescedFlush}. */
     private CoalescedFlush flush;
@@ -153,6 +162,19 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             return;
         }
         ByteBuf frame = (ByteBuf) msg;
+        if (ClientFrames.flags(frame) == MUX_EVENT_BATCH_FLAGS) {
+            try {
+                muxBatch.wrap(ClientFrames.payload(frame).asReadOnlyBuffer());
+                deliver(muxBatch); // reads the frame in place: released only after
+            } catch (WireException e) {
+                end(new FelixClientException(ErrorCode.INTERNAL, "undecodable frame on the session stream: "
+                        + e.getMessage()));
+                ctx.close();
+            } finally {
+                frame.release();
+            }
+            return;
+        }
         WirePayload payload;
         try {
             payload = ClientFrames.decode(frame);
@@ -163,10 +185,6 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
             return;
         } finally {
             frame.release();
-        }
-        if (payload instanceof BinaryMuxEventBatch batch) {
-            deliver(batch);
-            return;
         }
         Message m = (Message) payload;
         if (!authenticated) {
@@ -242,14 +260,27 @@ final class SessionStream extends ChannelInboundHandlerAdapter {
         p.done.complete(null);
     }
 
-    private void deliver(BinaryMuxEventBatch batch) {
+    /**
+     * One batch for the channels it names. A channel whose handler reads in place ({@link EventViewHandler}) gets it
+     * straight from the frame when nothing waits before it; the others get copies, made once for all of them.
+     */
+    private void deliver(MuxEventBatchView batch) {
         boolean needsFlush = false;
-        int[] ids = batch.channels();
-        for (int id : ids) {
-            MuxChannel c = channels.get(id);
+        List<byte[]> copies = null;
+        int n = batch.eventCount();
+        for (int k = 0; k < batch.channelCount(); k++) {
+            MuxChannel c = channels.get(batch.channel(k));
             if (c != null) {
-                c.feed.deliver(batch.baseOffset(), batch.payloads());
-                long grant = c.arrived(batch.payloads().size());
+                long grant;
+                if (c.feed.deliverInPlace(batch, eventView)) {
+                    grant = c.tookInPlace(n);
+                } else {
+                    if (copies == null) {
+                        copies = batch.copyPayloads();
+                    }
+                    c.feed.deliver(batch.baseOffset(), copies);
+                    grant = c.arrived(n);
+                }
                 if (grant > 0) { // the grants of one batch (one per channel) share one buffer: a packet, not one each
                     flush.write(ClientFrames.encode(new Message.Credit(c.id, (int) grant)));
                     needsFlush = true;

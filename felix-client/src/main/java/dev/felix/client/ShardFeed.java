@@ -1,5 +1,7 @@
 package dev.felix.client;
 
+import dev.felix.wire.MuxEventBatchView;
+import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -9,7 +11,8 @@ import java.util.List;
  * broker) are reported as an {@code unannounced} gap.
  *
  * <p><b>Threads and buffers.</b> Confined to the event loop of the stream(s) that feed it. It receives decoded
- * events, never a {@code ByteBuf}.
+ * events, or a view of a frame its session owns and releases after {@link #deliverInPlace}; never a
+ * {@code ByteBuf}.
  */
 final class ShardFeed {
 
@@ -62,6 +65,35 @@ final class ShardFeed {
             expected = base + payloads.size();
         }
         return room || queue.policy() != ReceivePolicy.BLOCK;
+    }
+
+    /**
+     * Hands the events of a frame straight to the subscription's {@link EventViewHandler}, read in place, when
+     * nothing comes before them in order: no gap to report first, nothing waiting in the queue, no other turn of
+     * the handler running. Returns false, having done nothing, when they must go through {@link #deliver} instead
+     * (as copies). The frame must stay alive until this returns.
+     */
+    boolean deliverInPlace(MuxEventBatchView batch, EventView view) {
+        HandlerDispatcher.InPlaceTurn turn = subscription.inPlace();
+        long base = batch.baseOffset();
+        if (turn == null || pendingGapFrom >= 0 || expected >= 0 && base > expected || !turn.enter()) {
+            return false;
+        }
+        int n = batch.eventCount();
+        subscription.countEventsReadInPlace(n);
+        try {
+            ByteBuffer buffer = batch.buffer();
+            for (int i = 0; i < n; i++) {
+                view.set(subscription.stream(), shard, base + i, buffer, batch.payloadStart(i), batch.payloadLength(i));
+                if (!turn.handle(view)) {
+                    break; // the handler threw: the subscription has ended
+                }
+            }
+        } finally {
+            turn.leave();
+        }
+        expected = base + n;
+        return true;
     }
 
     /** A gap notice from the broker (or the client's own unannounced one). */

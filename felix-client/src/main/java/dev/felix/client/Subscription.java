@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Threads and buffers.</b> Take items with {@link #next(Duration)} or iterate from one consumer thread at a
  * time (or let a handler run on the client's handler threads); everything else is thread-safe. Items are filled in
- * from the connection's event loop. Items hold decoded copies: the subscription never owns a {@code ByteBuf}.
+ * from the connection's event loop. Items hold decoded copies: the subscription never owns a {@code ByteBuf}. (An
+ * {@link EventViewHandler} may instead read events in place, during its call, from a frame its session owns.)
  *
  * <p>Take items with {@link #next(Duration)} or iterate; one consumer thread at a time. Everything
  * else is thread-safe. When the broker or the connection ends the subscription, queued items are
@@ -53,6 +54,8 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
     /** Consumer thread only: re-read events (and residual gaps) to hand out before the live queue. */
     private final java.util.ArrayDeque<Item> healed = new java.util.ArrayDeque<>();
     private final LongAdder healedEvents = new LongAdder();
+    /** Set when the handler is an {@link EventViewHandler}: events may skip the queue while it is empty. */
+    private volatile HandlerDispatcher.InPlaceTurn inPlace;
 
     Subscription(FelixClient client, SubscribeOptions options, ReceivePolicy receivePolicy) {
         this.client = client;
@@ -406,6 +409,27 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
 
     ReceiveQueue queue() {
         return queue;
+    }
+
+    void inPlace(HandlerDispatcher.InPlaceTurn turn) {
+        inPlace = turn;
+    }
+
+    /** The handler's turn for events read in place, or null when events always go through the queue. */
+    HandlerDispatcher.InPlaceTurn inPlace() {
+        return inPlace;
+    }
+
+    /** Items waiting to be handed out: the queue's and re-read ones. Only from whoever holds the handler's turn. */
+    long pending() {
+        return queue.size() + healed.size();
+    }
+
+    /** {@code n} events handed to an {@link EventViewHandler} in place. */
+    void countEventsReadInPlace(int n) {
+        events.add(n);
+        client.metrics().events.add(n);
+        client.metrics().eventsReadInPlace.add(n);
     }
 
     void countEvent() {

@@ -161,6 +161,28 @@ final class BinaryCodec {
             return out;
         }
 
+        /** As {@link #blobs()}, with the same checks and errors, but each payload is recorded where it lies. */
+        void blobsInPlace(MuxEventBatchView into) throws WireException {
+            long count = u32("count");
+            if (count > remaining() / 4) {
+                throw new WireException(WireError.COUNT_TOO_LARGE, what + ": count " + count
+                    + " cannot fit in the " + remaining() + " bytes that remain (each payload needs at least 4)");
+            }
+            int n = (int) count;
+            into.events(n);
+            for (int i = 0; i < n; i++) {
+                need(4, "payloads", i, " length");
+                long len = BigEndian.u32(b, pos);
+                pos += 4;
+                if (len > remaining()) {
+                    throw new WireException(WireError.TRUNCATED, what + ": payloads[" + i + "]: declares " + len
+                        + " bytes at offset " + offset() + ", only " + remaining() + " remain");
+                }
+                into.event(pos, (int) len);
+                pos += (int) len;
+            }
+        }
+
         void end() throws WireException {
             if (pos != end) {
                 throw new WireException(WireError.TRAILING_BYTES, what + ": " + remaining()
@@ -305,20 +327,26 @@ final class BinaryCodec {
     }
 
     static BinaryMuxEventBatch decodeMuxEventBatch(ByteBuffer payload) throws WireException {
+        MuxEventBatchView view = new MuxEventBatchView();
+        view.wrap(payload);
+        return view.toBatch();
+    }
+
+    /** Checks a mux event batch and records where its parts lie in {@code payload}, copying nothing. */
+    static void readMuxEventBatch(ByteBuffer payload, MuxEventBatchView into) throws WireException {
         Reader r = new Reader(payload, "mux event batch");
         int n = r.u16("channel_count");
         if (n == 0) {
             throw new WireException(WireError.BAD_FIELD, "mux event batch: channel_count is 0 at offset 0");
         }
         r.need(4L * n, "channels");
-        int[] channels = new int[n];
+        into.channels(n);
         for (int i = 0; i < n; i++) {
-            channels[i] = (int) r.u32("channel");
+            into.channel(i, (int) r.u32("channel"));
         }
-        long baseOffset = r.u64("base_offset");
-        List<byte[]> payloads = r.blobs();
+        into.baseOffset(r.u64("base_offset"));
+        r.blobsInPlace(into);
         r.end();
-        return new BinaryMuxEventBatch(channels, baseOffset, payloads);
     }
 
     static BinaryWatchChanges decodeWatchChanges(ByteBuffer payload) throws WireException {

@@ -29,6 +29,16 @@ public final class Stamp {
         return getLong(message, 8);
     }
 
+    /** The sequence number of the message between {@code message}'s position and limit (read in place). */
+    public static long seq(java.nio.ByteBuffer message) {
+        return message.getLong(message.position()); // big-endian: a ByteBuffer's default order
+    }
+
+    /** The send time of the message between {@code message}'s position and limit (read in place). */
+    public static long sentNanos(java.nio.ByteBuffer message) {
+        return message.getLong(message.position() + 8);
+    }
+
     private static void putLong(byte[] b, int at, long v) {
         for (int i = 7; i >= 0; i--) {
             b[at + i] = (byte) v;

@@ -46,10 +46,17 @@ final class Deliveries {
 
     /** Subscriber {@code sub}, on connection {@code connection}, received {@code message}. */
     void received(int sub, int connection, byte[] message) {
-        long now = System.nanoTime();
-        long seq = Stamp.seq(message);
+        received(sub, connection, System.nanoTime(), Stamp.seq(message), Stamp.sentNanos(message));
+    }
+
+    /** As {@link #received(int, int, byte[])}, the message read in place (between position and limit). */
+    void received(int sub, int connection, java.nio.ByteBuffer message) {
+        received(sub, connection, System.nanoTime(), Stamp.seq(message), Stamp.sentNanos(message));
+    }
+
+    private void received(int sub, int connection, long now, long seq, long sentNanos) {
         if (seq >= timedFrom) {
-            latency[connection].recordValue(Math.max(0, (now - Stamp.sentNanos(message)) / 1000));
+            latency[connection].recordValue(Math.max(0, (now - sentNanos) / 1000));
         }
         delivered.increment();
         long expected = next.get(sub);

@@ -2,11 +2,11 @@ package dev.felix.bench.fanout;
 
 import dev.felix.client.ClientConfig;
 import dev.felix.client.ClientResources;
-import dev.felix.client.Event;
 import dev.felix.client.FelixClient;
 import dev.felix.client.FelixClientException;
 import dev.felix.client.Gap;
-import dev.felix.client.NonBlockingHandler;
+import dev.felix.client.EventView;
+import dev.felix.client.EventViewHandler;
 import dev.felix.client.Publisher;
 import dev.felix.client.StreamRef;
 import dev.felix.client.StreamSpec;
@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  * {@link FelixClient#subscribeAsync} (pipelined). The subscriber connections share one {@link ClientResources}
  * (event loops, one per core), as a process holding many connections should; with a thread per connection, this
  * process's hundreds of threads waking per packet cost more CPU than the broker. The handlers are
- * {@link NonBlockingHandler}s, called on those event loops. The stream is ephemeral with one shard; subscribers take the
+ * {@link EventViewHandler}s, called on those event loops. The stream is ephemeral with one shard; subscribers take the
  * broker's default queue policy, so a subscriber that falls behind is told what it lost (a gap), never slowed
  * down or silently skipped. With {@code --nodes 3} ({@link #startCluster}) the broker is three node processes and
  * the subscriber connections are spread over them.
@@ -193,10 +193,10 @@ final class FelixFanout implements FanoutSystem {
      * declared non-blocking and runs on its connection's event loop as events are read (no handler-thread wake-up
      * per delivery; the NATS side's dispatchers are a thread per connection).
      */
-    private record Handler(Deliveries deliveries, int sub, int connection) implements NonBlockingHandler {
+    private record Handler(Deliveries deliveries, int sub, int connection) implements EventViewHandler {
         @Override
-        public void onEvent(Event event) {
-            deliveries.received(sub, connection, event.payload());
+        public void onEvent(EventView view) {
+            deliveries.received(sub, connection, view.payload()); // read in place: no copy per delivery
         }
 
         @Override

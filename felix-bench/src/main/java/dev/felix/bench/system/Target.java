@@ -72,5 +72,11 @@ public interface Target extends AutoCloseable {
     /** Receives one subscription's messages. Must not throw. */
     interface Handler {
         void onMessage(byte[] message);
+
+        /**
+         * A message read where it arrived, between the buffer's position and limit, valid only during the call: for a
+         * client that lends its receive buffer instead of copying (Felix's {@code EventViewHandler}).
+         */
+        void onMessage(java.nio.ByteBuffer message);
     }
 }

@@ -38,10 +38,17 @@ final class Probe implements Target.Handler {
 
     @Override
     public void onMessage(byte[] message) {
-        long now = System.nanoTime();
-        long seq = Stamp.seq(message);
+        received(System.nanoTime(), Stamp.seq(message), Stamp.sentNanos(message));
+    }
+
+    @Override
+    public void onMessage(java.nio.ByteBuffer message) {
+        received(System.nanoTime(), Stamp.seq(message), Stamp.sentNanos(message));
+    }
+
+    private void received(long now, long seq, long sentNanos) {
         if (latency != null && seq >= warmup) {
-            latency.recordValue(Math.min(MAX_NANOS, Math.max(0, now - Stamp.sentNanos(message))));
+            latency.recordValue(Math.min(MAX_NANOS, Math.max(0, now - sentNanos)));
         }
         if (seq == warmup - 1) {
             warmNanos = now;
