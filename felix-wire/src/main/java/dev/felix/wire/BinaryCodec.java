@@ -141,46 +141,45 @@ final class BinaryCodec {
 
         /** u32 count, bounded by remaining / 4 before allocating, then count x blob32. */
         List<byte[]> blobs() throws WireException {
-            long count = u32("count");
-            if (count > remaining() / 4) {
-                throw new WireException(WireError.COUNT_TOO_LARGE, what + ": count " + count
-                    + " cannot fit in the " + remaining() + " bytes that remain (each payload needs at least 4)");
-            }
-            int n = (int) count;
+            int n = blobCount();
             List<byte[]> out = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
-                need(4, "payloads", i, " length");
-                long len = BigEndian.u32(b, pos);
-                pos += 4;
-                if (len > remaining()) {
-                    throw new WireException(WireError.TRUNCATED, what + ": payloads[" + i + "]: declares " + len
-                        + " bytes at offset " + offset() + ", only " + remaining() + " remain");
-                }
-                out.add(bytes((int) len, "payloads"));
+                out.add(bytes(blobLength(i), "payloads"));
             }
             return out;
         }
 
         /** As {@link #blobs()}, with the same checks and errors, but each payload is recorded where it lies. */
         void blobsInPlace(MuxEventBatchView into) throws WireException {
+            int n = blobCount();
+            into.events(n);
+            for (int i = 0; i < n; i++) {
+                int len = blobLength(i);
+                into.event(pos, len);
+                pos += len;
+            }
+        }
+
+        /** The u32 count of a blob list, refused unless every blob's length (4 bytes each) could fit. */
+        private int blobCount() throws WireException {
             long count = u32("count");
             if (count > remaining() / 4) {
                 throw new WireException(WireError.COUNT_TOO_LARGE, what + ": count " + count
                     + " cannot fit in the " + remaining() + " bytes that remain (each payload needs at least 4)");
             }
-            int n = (int) count;
-            into.events(n);
-            for (int i = 0; i < n; i++) {
-                need(4, "payloads", i, " length");
-                long len = BigEndian.u32(b, pos);
-                pos += 4;
-                if (len > remaining()) {
-                    throw new WireException(WireError.TRUNCATED, what + ": payloads[" + i + "]: declares " + len
-                        + " bytes at offset " + offset() + ", only " + remaining() + " remain");
-                }
-                into.event(pos, (int) len);
-                pos += (int) len;
+            return (int) count;
+        }
+
+        /** The u32 length of blob {@code i}, refused unless its bytes follow. */
+        private int blobLength(int i) throws WireException {
+            need(4, "payloads", i, " length");
+            long len = BigEndian.u32(b, pos);
+            pos += 4;
+            if (len > remaining()) {
+                throw new WireException(WireError.TRUNCATED, what + ": payloads[" + i + "]: declares " + len
+                    + " bytes at offset " + offset() + ", only " + remaining() + " remain");
             }
+            return (int) len;
         }
 
         void end() throws WireException {
