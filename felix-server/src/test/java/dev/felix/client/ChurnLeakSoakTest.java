@@ -54,7 +54,8 @@ import org.junit.jupiter.api.io.TempDir;
  *     batches (sync and async) and unacknowledged binary batches, payloads from 0 B to 65,000 B (frames on both
  *     sides of 16 KiB);</li>
  * <li>subscribers that come and go, one stream per subscription (classic) and multiplexed ({@code subscribeAsync}
- *     on connections sharing one {@link ClientResources}): they read some events, then unsubscribe or close their
+ *     on connections sharing one {@link ClientResources}, half of them reading events in place from the frame with
+ *     an {@link EventViewHandler}): they read some events, then unsubscribe or close their
  *     connection without unsubscribing; some start from the earliest offset of the durable stream;</li>
  * <li>slow subscribers that lag for the whole run: a drop-oldest one on the ephemeral stream (the broker's
  *     overflow and gap path) and a catch-up one on the durable stream (detached and fed from the log);</li>
@@ -180,6 +181,8 @@ class ChurnLeakSoakTest {
             assertThat(churn.count("mirror.snapshot.checked")).as("mirrors that started and were checked")
                     .isPositive();
             assertThat(churn.count("inflight.rounds")).as("connections closed with requests in flight").isPositive();
+            assertThat(churn.count("subscribe.mux.readInPlace")).as("events read in place from received frames")
+                    .isPositive();
         }
     }
 
@@ -450,7 +453,11 @@ class ChurnLeakSoakTest {
 
         private long muxRounds;
 
-        /** Six multiplexed subscriptions on a connection sharing the churn's resources; half unsubscribe. */
+        /**
+         * Six multiplexed subscriptions on a connection sharing the churn's resources; half unsubscribe. Three of
+         * them read each event in place from the received frame ({@link EventViewHandler}), copying it for the check
+         * before the frame is released: a frame released too early, or kept, shows as a bad payload or a leak.
+         */
         private void muxRound() throws Exception {
             long round = muxRounds++;
             try (FelixClient c = broker.connect(b -> b.resources(shared))) {
@@ -458,9 +465,11 @@ class ChurnLeakSoakTest {
                 List<CompletableFuture<Subscription>> subs = new ArrayList<>();
                 for (int k = 0; k < 6; k++) {
                     StreamRef stream = k % 2 == 0 ? LIVE : LOG;
-                    DeliveryCheck check = check("mux subscriber " + round + "/" + k + " on " + stream);
+                    boolean inPlace = k >= 3;
+                    DeliveryCheck check = check("mux subscriber " + round + "/" + k + " on " + stream
+                            + (inPlace ? ", reading in place" : ""));
                     checks.add(check);
-                    subs.add(c.subscribeAsync(SubscribeOptions.of(stream), check));
+                    subs.add(c.subscribeAsync(SubscribeOptions.of(stream), inPlace ? check.readingInPlace() : check));
                 }
                 within(CompletableFuture.allOf(subs.toArray(CompletableFuture[]::new)));
                 count("subscribe.mux", subs.size());
@@ -470,6 +479,7 @@ class ChurnLeakSoakTest {
                     subs.get(k).join().close();
                     count("subscribe.mux.unsubscribed", 1);
                 }
+                count("subscribe.mux.readInPlace", c.metrics().snapshot().get("felix_client_events_read_in_place_total"));
             }
         }
 

@@ -69,6 +69,24 @@ final class DeliveryCheck implements SubscriptionHandler {
         nextOffset = g.to() < 0 || g.to() == Long.MAX_VALUE ? -1 : g.to() + 1;
     }
 
+    /**
+     * This check as an {@link EventViewHandler}: each event is read where it arrived and copied for the check while
+     * the frame is still held, as an application that keeps what it reads would.
+     */
+    EventViewHandler readingInPlace() {
+        return new EventViewHandler() {
+            @Override
+            public void onEvent(EventView view) {
+                DeliveryCheck.this.onEvent(view.toEvent());
+            }
+
+            @Override
+            public void onGap(Gap gap) {
+                DeliveryCheck.this.onGap(gap);
+            }
+        };
+    }
+
     synchronized long events() {
         return events;
     }
