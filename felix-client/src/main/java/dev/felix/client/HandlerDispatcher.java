@@ -124,7 +124,7 @@ final class HandlerDispatcher implements AutoCloseable {
                     return; // finished: scheduled stays set, so no turn ever runs again
                 }
                 scheduled.set(false);
-                if (subscription.queued() == 0 && !subscription.ended()) {
+                if (!subscription.hasPending() && !subscription.ended()) {
                     return;
                 }
             }
@@ -135,7 +135,7 @@ final class HandlerDispatcher implements AutoCloseable {
             if (done || (closed && !ownsPool) || !scheduled.compareAndSet(false, true)) {
                 return false;
             }
-            if (subscription.pending() > 0 || subscription.ended()) {
+            if (subscription.hasPending() || subscription.ended()) {
                 leave();
                 return false;
             }
@@ -162,7 +162,7 @@ final class HandlerDispatcher implements AutoCloseable {
                 return; // finished: scheduled stays set, so no turn ever runs again
             }
             scheduled.set(false);
-            if (subscription.queued() > 0 || subscription.ended()) {
+            if (subscription.hasPending() || subscription.ended()) {
                 signal();
             }
         }
@@ -173,7 +173,7 @@ final class HandlerDispatcher implements AutoCloseable {
                 return;
             }
             scheduled.set(false);
-            if (subscription.queued() > 0 || subscription.ended()) {
+            if (subscription.hasPending() || subscription.ended()) {
                 signal(); // more arrived during this turn, or it ended: another turn
             }
         }
@@ -192,7 +192,7 @@ final class HandlerDispatcher implements AutoCloseable {
                     return false;
                 }
                 if (item == null) {
-                    if (subscription.ended() && subscription.queued() == 0) {
+                    if (subscription.ended() && !subscription.hasPending()) {
                         finish(subscription.endCause());
                         return false;
                     }

@@ -301,6 +301,16 @@ final class ReceiveQueue {
         }
     }
 
+    /** Whether no item waits: no event and no gap notice ({@link #size()} counts events only). */
+    boolean isEmpty() {
+        lock.lock();
+        try {
+            return items.isEmpty();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     boolean endedAndEmpty() {
         lock.lock();
         try {

@@ -80,16 +80,19 @@ final class ShardFeed {
             return false;
         }
         int n = batch.eventCount();
-        subscription.countEventsReadInPlace(n);
+        int handed = 0;
         try {
             ByteBuffer buffer = batch.buffer();
-            for (int i = 0; i < n; i++) {
-                view.set(subscription.stream(), shard, base + i, buffer, batch.payloadStart(i), batch.payloadLength(i));
+            while (handed < n && !subscription.ended()) { // closed meanwhile (by the handler too): no more
+                view.set(subscription.stream(), shard, base + handed, buffer, batch.payloadStart(handed),
+                        batch.payloadLength(handed));
+                handed++;
                 if (!turn.handle(view)) {
                     break; // the handler threw: the subscription has ended
                 }
             }
         } finally {
+            subscription.countEventsReadInPlace(handed);
             turn.leave();
         }
         expected = base + n;

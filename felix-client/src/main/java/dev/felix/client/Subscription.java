@@ -420,9 +420,12 @@ public final class Subscription implements AutoCloseable, Iterable<Item> {
         return inPlace;
     }
 
-    /** Items waiting to be handed out: the queue's and re-read ones. Only from whoever holds the handler's turn. */
-    long pending() {
-        return queue.size() + healed.size();
+    /**
+     * Whether anything waits to be handed out: an event or a gap notice in the queue, or a re-read item. Exact for
+     * whoever holds (or just held) the handler's turn, the only ones that take items.
+     */
+    boolean hasPending() {
+        return !queue.isEmpty() || !healed.isEmpty();
     }
 
     /** {@code n} events handed to an {@link EventViewHandler} in place. */

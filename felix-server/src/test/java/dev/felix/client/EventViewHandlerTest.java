@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.felix.server.TestBroker;
+import dev.felix.wire.QueuePolicy;
 import dev.felix.wire.ErrorCode;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -21,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * An {@link EventViewHandler} reads each event where it arrived, in the received frame, on the connection's I/O
  * thread: no copy and no receive queue ({@code felix_client_events_read_in_place_total} counts them), with credit
- * still flowing back; events that had to wait in the queue come first and in order; a handler that throws ends its
- * subscription only.
+ * still flowing back; what had to wait in the queue (events, a gap notice) comes first and in order; a handler that
+ * throws ends its subscription only.
  */
 @Timeout(120)
 class EventViewHandlerTest {
@@ -86,7 +87,8 @@ class EventViewHandlerTest {
 
     @Test
     void eventsThatWaitedInTheQueue_comeFirstAndInOrder_thenEventsAreReadInPlace() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir); FelixClient c = broker.connect()) {
+        try (TestBroker broker = TestBroker.start(dir); FelixClient c = broker.connect();
+                HandlerDispatcher handlers = new HandlerDispatcher(1)) {
             c.streams().create(LOG, StreamSpec.durable(1, "none"));
             Publisher p = c.publisher(LOG);
             for (int i = 0; i < 3_000; i += 100) {
@@ -96,12 +98,14 @@ class EventViewHandlerTest {
                 }
                 p.publishBatch(batch);
             }
-            // From the earliest: the log is replayed at once, so events arrive (and queue) before the handler is
-            // set; the handler then takes them from the queue while later ones keep arriving.
+            // The log replayed into the queue before any handler is set.
+            Subscription s = c.subscribe(SubscribeOptions.of(LOG).fromEarliest());
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.queued() == 3_000);
+
             Seen seen = new Seen();
-            c.subscribe(SubscribeOptions.of(LOG).fromEarliest(), (EventViewHandler) seen::add);
-            await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 3_000);
-            long inPlaceBefore = c.metrics().snapshot().get(READ_IN_PLACE);
+            handlers.dispatch(s, (EventViewHandler) seen::add); // hands out what waits, here and now
+            assertThat(seen.size()).as("the queued events, handed out as the handler was set").isEqualTo(3_000);
+            assertThat(c.metrics().snapshot().get(READ_IN_PLACE)).as("none of them in place").isZero();
 
             for (int i = 3_000; i < 3_500; i++) {
                 p.publishAsync(null, ByteBuffer.allocate(4).putInt(0, i).array());
@@ -115,8 +119,84 @@ class EventViewHandlerTest {
                 }
                 assertThat(seen.allReadOnly).isTrue();
             }
-            assertThat(c.metrics().snapshot().get(READ_IN_PLACE) - inPlaceBefore)
-                    .as("with the queue drained, live events skip it").isEqualTo(500L);
+            assertThat(c.metrics().snapshot().get(READ_IN_PLACE)).as("with the queue drained, live events skip it")
+                    .isEqualTo(500L);
+        }
+    }
+
+    @Test
+    void gapNoticesAndEventsReadInPlace_arriveInOffsetOrder() throws Exception {
+        // The broker keeps 4 events for this subscriber and drops the rest (drop_new); the client grants 4 at a
+        // time and takes nothing until its handler is set: so the broker drops, and must say so in order.
+        try (TestBroker broker = TestBroker.start(dir);
+                FelixClient c = broker.connect(b -> b.receiveQueue(8, 1 << 20, ReceivePolicy.BLOCK));
+                HandlerDispatcher handlers = new HandlerDispatcher(1)) {
+            c.streams().create(LIVE, StreamSpec.ephemeral(1));
+            Subscription s = c.subscribe(SubscribeOptions.of(LIVE).withQueue(QueuePolicy.DROP_NEW, 4));
+            Publisher p = c.publisher(LIVE);
+            for (int i = 0; i < 40; i++) {
+                p.publish(ByteBuffer.allocate(4).putInt(0, i).array());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> s.queued() == 4);
+
+            List<String> got = new ArrayList<>(); // guarded by itself
+            handlers.dispatch(s, new EventViewHandler() {
+                @Override
+                public void onEvent(EventView view) {
+                    synchronized (got) {
+                        got.add("event " + view.offset() + " " + view.payload().getInt(view.payload().position()));
+                    }
+                }
+
+                @Override
+                public void onGap(Gap gap) {
+                    synchronized (got) {
+                        got.add("gap " + gap.from() + " " + gap.to());
+                    }
+                }
+            });
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                synchronized (got) {
+                    return got.stream().anyMatch(g -> g.startsWith("gap"));
+                }
+            });
+            for (int i = 40; i < 50; i++) {
+                p.publish(ByteBuffer.allocate(4).putInt(0, i).array());
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> {
+                synchronized (got) {
+                    return got.contains("event 49 49");
+                }
+            });
+
+            synchronized (got) {
+                long next = 0;
+                for (String item : got) {
+                    String[] f = item.split(" ");
+                    long at = Long.parseLong(f[1]);
+                    assertThat(at).as("%s where offset %d was due: %s", item, next, got).isEqualTo(next);
+                    if (f[0].equals("event")) {
+                        assertThat(Long.parseLong(f[2])).as("payload of %s", item).isEqualTo(at);
+                        next = at + 1;
+                    } else {
+                        next = Long.parseLong(f[2]) + 1;
+                    }
+                }
+                assertThat(next).as("every offset up to 49 handed out or announced: %s", got).isEqualTo(50);
+            }
+            assertThat(c.metrics().snapshot().get(READ_IN_PLACE)).as("the live events, read in place").isPositive();
+        }
+    }
+
+    @Test
+    void aGapNoticeAlone_countsAsWaiting() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir); FelixClient c = broker.connect()) {
+            c.streams().create(LIVE, StreamSpec.ephemeral(1));
+            Subscription s = c.subscribe(SubscribeOptions.of(LIVE));
+            assertThat(s.hasPending()).isFalse();
+            s.queue().add(new Gap(LIVE, 0, 0, 4, "queue_overflow"));
+            assertThat(s.queued()).as("queued() counts events only").isZero();
+            assertThat(s.hasPending()).as("so events read in place would overtake the gap unless it counts").isTrue();
         }
     }
 
@@ -160,6 +240,7 @@ class EventViewHandlerTest {
             synchronized (other) {
                 assertThat(other.values).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
             }
+            assertThat(c.metrics().snapshot().get(READ_IN_PLACE)).as("read in place, up to the throw").isPositive();
             assertThat(c.connected()).isTrue();
         }
     }

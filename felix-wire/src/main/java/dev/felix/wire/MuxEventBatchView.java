@@ -21,6 +21,9 @@ import java.util.List;
  */
 public final class MuxEventBatchView {
 
+    /** Events whose positions a view keeps room for between batches (two {@code int[]} of this size). */
+    static final int KEPT_EVENTS = 4096;
+
     private ByteBuffer buffer;
     private int channelCount;
     private int[] channels = new int[4];
@@ -42,6 +45,7 @@ public final class MuxEventBatchView {
             BinaryCodec.readMuxEventBatch(payload, this);
         } catch (WireException e) {
             channelCount = 0;
+            baseOffset = 0;
             eventCount = 0;
             throw e;
         }
@@ -114,12 +118,19 @@ public final class MuxEventBatchView {
         baseOffset = offset;
     }
 
-    /** Room for {@code n} payloads, already checked against the bytes that remain (4 bytes each at least). */
+    /**
+     * Room for {@code n} payloads, already checked against the bytes that remain (4 bytes each at least). Arrays
+     * grown past {@value #KEPT_EVENTS} for one huge batch are let go at the next ordinary one, so a session does not
+     * keep them for its lifetime.
+     */
     void events(int n) {
         if (starts.length < n) {
             int size = Math.max(n, starts.length * 2);
             starts = new int[size];
             lengths = new int[size];
+        } else if (starts.length > KEPT_EVENTS && n <= KEPT_EVENTS) {
+            starts = new int[KEPT_EVENTS];
+            lengths = new int[KEPT_EVENTS];
         }
         eventCount = 0;
     }
