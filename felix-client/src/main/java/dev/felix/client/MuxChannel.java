@@ -52,17 +52,7 @@ final class MuxChannel {
      * flows again once the queue is back within it (at the latest when it is empty). Consumer thread.
      */
     long consumed() {
-        if (grantsOnArrival()) {
-            return 0;
-        }
-        long taken = takenSinceGrant.incrementAndGet();
-        if (taken < Math.max(1, window / 2)) {
-            return 0;
-        }
-        if (!subscription.queue().admitsMore()) {
-            return 0; // withheld: granted with a later take
-        }
-        return takenSinceGrant.getAndSet(0);
+        return grantsOnArrival() ? 0 : took(1);
     }
 
     /**
@@ -70,12 +60,17 @@ final class MuxChannel {
      * once. Returns credit to grant now, or 0. Event loop.
      */
     long tookInPlace(int n) {
-        if (grantsOnArrival()) {
-            return arrived(n);
-        }
+        return grantsOnArrival() ? arrived(n) : took(n);
+    }
+
+    /** Under block: {@code n} more events taken; the credit to grant now (half a window at least), or 0. */
+    private long took(int n) {
         long taken = takenSinceGrant.addAndGet(n);
-        if (taken < Math.max(1, window / 2) || !subscription.queue().admitsMore()) {
+        if (taken < Math.max(1, window / 2)) {
             return 0;
+        }
+        if (!subscription.queue().admitsMore()) {
+            return 0; // withheld: granted with a later take
         }
         return takenSinceGrant.getAndSet(0);
     }
