@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param incarnation the sender's incarnation (changes with every start)
  * @param reports     the sender's reports on its replicas
  */
-record Heartbeat(String nodeId, long incarnation, List<ReplicaReport> reports) {
+record Heartbeat(String nodeId, long incarnation, List<ReplicaReport> reports) implements Json.Query {
     Heartbeat {
         Objects.requireNonNull(nodeId, "nodeId");
         reports = List.copyOf(reports);

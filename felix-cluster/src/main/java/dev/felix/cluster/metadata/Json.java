@@ -127,12 +127,57 @@ final class Json {
         return bytes(n);
     }
 
-    static Heartbeat decodeHeartbeat(byte[] data) {
+    /** A read-only question to the Raft leader's state machine ({@code type} names which). */
+    sealed interface Query permits Heartbeat, CommitIndexQuery {
+    }
+
+    /** How far has the leader committed? Asked by a node before it answers that a name does not exist. */
+    record CommitIndexQuery() implements Query {
+    }
+
+    /** The answer to a {@link CommitIndexQuery}: who answered and the highest log index it knows committed. */
+    record CommitIndexReply(String leader, long committed) {
+    }
+
+    static byte[] encode(CommitIndexQuery q) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("type", "commit_index");
+        return bytes(n);
+    }
+
+    static byte[] encode(CommitIndexReply r) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("leader", r.leader());
+        n.put("committed", r.committed());
+        return bytes(n);
+    }
+
+    static CommitIndexReply decodeCommitIndexReply(byte[] data) {
+        JsonNode n = parse(data);
+        return new CommitIndexReply(text(n, "leader"), lng(n, "committed"));
+    }
+
+    static Query decodeQuery(byte[] data) {
         JsonNode n = parse(data);
         String type = text(n, "type");
-        if (!type.equals("heartbeat")) {
-            throw new IllegalArgumentException("unknown query type '" + type + "'");
+        switch (type) {
+            case "heartbeat":
+                return heartbeat(n);
+            case "commit_index":
+                return new CommitIndexQuery();
+            default:
+                throw new IllegalArgumentException("unknown query type '" + type + "'");
         }
+    }
+
+    static Heartbeat decodeHeartbeat(byte[] data) {
+        if (decodeQuery(data) instanceof Heartbeat h) {
+            return h;
+        }
+        throw new IllegalArgumentException("not a heartbeat");
+    }
+
+    private static Heartbeat heartbeat(JsonNode n) {
         List<ReplicaReport> reports = new ArrayList<>();
         for (JsonNode r : array(n, "reports")) {
             reports.add(new ReplicaReport(shardKey(r), lng(r, "last_epoch"), lng(r, "log_end"),

@@ -60,6 +60,8 @@ final class MetadataStateMachine extends BaseStateMachine {
     private final TreeMap<Long, List<CompletableFuture<Void>>> waiters = new TreeMap<>();
     private volatile ClusterState state = ClusterState.EMPTY;
     private volatile long appliedIndex = -1;
+    /** Set while a test holds applying ({@link #holdApplying()}). */
+    private volatile java.util.concurrent.CountDownLatch held;
     private volatile long loadedSnapshotIndex = -1;
 
     MetadataStateMachine(String localNodeId, Liveness liveness, Consumer<ClusterState> onChange) {
@@ -84,6 +86,36 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     long snapshotsTaken() {
         return snapshots.sum();
+    }
+
+    /**
+     * Fault injection for tests ({@link RaftMetadata#holdApplying()}): the updater thread waits before applying the
+     * next entry until the returned handle is closed, as it would behind a long pause. The log still receives and
+     * acknowledges entries; only applying them waits.
+     */
+    AutoCloseable holdApplying() {
+        java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
+        held = latch;
+        return () -> {
+            held = null;
+            latch.countDown();
+        };
+    }
+
+    private void awaitRelease() {
+        java.util.concurrent.CountDownLatch latch = held;
+        boolean interrupted = false;
+        while (latch != null && latch.getCount() > 0) {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                interrupted = true; // Ratis stopping: finish this entry, then let it see the interrupt
+                break;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Completes once the entry at {@code index} is applied here. Completed on the updater thread. */
@@ -133,6 +165,7 @@ final class MetadataStateMachine extends BaseStateMachine {
 
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        awaitRelease();
         LogEntryProto entry = trx.getLogEntry();
         long index = entry.getIndex();
         byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
@@ -165,10 +198,21 @@ final class MetadataStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> query(Message request) {
         try {
-            Heartbeat h = Json.decodeHeartbeat(request.getContent().toByteArray());
-            liveness.record(h);
-            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
-                    Json.encode(new Json.HeartbeatReply(localNodeId, appliedIndex)))));
+            Json.Query q = Json.decodeQuery(request.getContent().toByteArray());
+            if (q instanceof Heartbeat h) {
+                liveness.record(h);
+                return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+                        Json.encode(new Json.HeartbeatReply(localNodeId, appliedIndex)))));
+            }
+            return getServer().thenApply(server -> {
+                try {
+                    long committed = server.getDivision(getGroupId()).getRaftLog().getLastCommittedIndex();
+                    return Message.valueOf(ByteString.copyFrom(
+                            Json.encode(new Json.CommitIndexReply(localNodeId, committed))));
+                } catch (IOException e) {
+                    throw new java.util.concurrent.CompletionException(e);
+                }
+            });
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("bad metadata query: "
                     + e.getMessage(), e));

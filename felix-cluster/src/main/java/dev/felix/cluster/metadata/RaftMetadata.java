@@ -153,6 +153,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private volatile RaftServer server;
     private volatile RaftClient client;
     private volatile RaftClient heartbeatClient;
+    /** The barrier before "not found" ({@link #catchUp()}). */
+    private final CatchUp catchUp;
     /** Decider thread only: term of this node's current leadership (-1: not leading). */
     private long leaderTerm = -1;
     /** Decider thread only: when this leadership began. */
@@ -182,6 +184,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         this.stateMachine = new MetadataStateMachine(settings.nodeId(), liveness, this::changed);
         this.registry = registry;
         this.metrics = new RaftMetrics(null, new MetricSource());
+        this.catchUp = new CatchUp(this::leaderCommitIndex, stateMachine::awaitApplied, settings.failureTimeout(),
+                callbacks, caughtUp -> metrics.caughtUp(caughtUp));
     }
 
     /** The Raft group id of cluster {@code clusterName}: a name-based UUID, the same on every node. */
@@ -577,6 +581,44 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             return CompletableFuture.failedFuture(new FelixException(ErrorCode.BAD_REQUEST, e.getMessage()));
         }
         return write(new Command.CreateTenant(tenant), Void.class, "creating tenant '" + tenant + "'");
+    }
+
+    /** True: this node applies the metadata log after the node that served a change (see the package doc). */
+    @Override
+    public boolean readsMayLag() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Void> catchUp() {
+        if (closed.get()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return catchUp.request();
+    }
+
+    /**
+     * Fault injection for tests: this node stops applying the metadata log until the returned handle is closed, as
+     * behind a long pause, while it keeps receiving and acknowledging entries and serving reads from what it had
+     * applied. Shows what a lagging node answers ({@link #catchUp()}); never used by the broker itself.
+     */
+    public AutoCloseable holdApplying() {
+        return stateMachine.holdApplying();
+    }
+
+    /** Asks the Raft leader's state machine for the leader's commit index (a read-only query, like a heartbeat). */
+    private CompletableFuture<Long> leaderCommitIndex() {
+        RaftClient c = heartbeatClient;
+        if (c == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("cluster metadata is not started"));
+        }
+        return c.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(
+                Json.encode(new Json.CommitIndexQuery())))).thenApply(reply -> {
+                    if (!reply.isSuccess()) {
+                        throw new CompletionException(reply.getException());
+                    }
+                    return Json.decodeCommitIndexReply(reply.getMessage().getContent().toByteArray()).committed();
+                });
     }
 
     @Override

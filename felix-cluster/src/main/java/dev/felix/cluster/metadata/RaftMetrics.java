@@ -30,6 +30,9 @@ import java.util.function.ToDoubleFunction;
  *       as Raft leader</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
  *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
+ *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node asked
+ *   the metadata leader how far it has committed and waited to apply that far, before answering {@code not_found}
+ *   ({@code caught_up}, or {@code gave_up} after {@code cluster_failure_timeout})</td></tr>
  *   <tr><td>{@code felix_raft_failover_decisions_total{outcome}}</td><td>counter</td><td>failover decisions this
  *       node committed as Raft leader: {@code promoted} (a quorum replica took over), {@code moved} (a unit
  *       without a log moved to another node), {@code unavailable} (a unit was marked unavailable)</td></tr>
@@ -43,6 +46,8 @@ final class RaftMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
     private final EnumMap<FailoverDecider.Kind, Counter> decisions = new EnumMap<>(FailoverDecider.Kind.class);
+    private Counter catchUpsDone;
+    private Counter catchUpsGivenUp;
 
     /** Sources the gauges read. */
     interface Source {
@@ -88,6 +93,8 @@ final class RaftMetrics implements AutoCloseable {
                 .description("metadata snapshots written by this node").register(registry));
         meters.add(FunctionCounter.builder("felix.raft.heartbeats.received", source, Source::heartbeatsReceived)
                 .description("node heartbeats received as Raft leader").register(registry));
+        catchUpsDone = catchUps(registry, "caught_up");
+        catchUpsGivenUp = catchUps(registry, "gave_up");
         for (FailoverDecider.Kind k : FailoverDecider.Kind.values()) {
             Counter c;
             switch (k) {
@@ -110,8 +117,24 @@ final class RaftMetrics implements AutoCloseable {
         }
     }
 
+    /** Counts a catch-up round before a {@code not_found} ({@link CatchUp}): caught up, or gave up. */
+    void caughtUp(boolean caughtUp) {
+        if (registry == null) {
+            return;
+        }
+        (caughtUp ? catchUpsDone : catchUpsGivenUp).increment();
+    }
+
     private void gauge(String name, String description, Source source, ToDoubleFunction<Source> f) {
         meters.add(Gauge.builder(name, source, f).description(description).strongReference(true).register(registry));
+    }
+
+    private Counter catchUps(MeterRegistry r, String outcome) {
+        Counter c = Counter.builder("felix.raft.catch.ups").tag("outcome", outcome)
+                .description("rounds in which this node caught up with the metadata leader before answering"
+                        + " not_found").register(r);
+        meters.add(c);
+        return c;
     }
 
     /** Counts a committed decision of the failover decider. */

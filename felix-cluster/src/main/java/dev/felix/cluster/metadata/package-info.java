@@ -25,6 +25,16 @@
  * of Raft); a separate RPC endpoint would need its own port, TLS and leader discovery, all of which the Ratis
  * client already has.
  *
+ * <h2>Catching up before "not found"</h2>
+ * A create returns once the node that served it has applied it; the other nodes apply it from the log a moment
+ * later. So before a node answers that a stream or cache does not exist, it catches up
+ * ({@code RaftMetadata.catchUp()}, {@code CatchUp}): it asks the leader's state machine for the leader's commit
+ * index (a read-only query of type {@code commit_index}, like a heartbeat) and waits until it has applied that
+ * far. Rounds are coalesced (one question in flight; late callers join the next round), bounded by
+ * {@code cluster_failure_timeout}, and never fail: without an answer the node answers from what it has. A leader
+ * that was deposed without knowing it answers with an older index; a name created through its successor in that
+ * moment can still be answered {@code not_found}, and a retry finds it.
+ *
  * <h2>Liveness and failover</h2>
  * Only the Raft leader decides ({@code FailoverDecider}, a pure function of the committed state, the heartbeats
  * it received and its clock): a node silent for {@code cluster_failure_timeout} goes {@code DOWN} (a new leader

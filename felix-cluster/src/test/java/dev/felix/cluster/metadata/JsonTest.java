@@ -89,6 +89,22 @@ class JsonTest {
     }
 
     @Test
+    void queriesAreTold_apartByTheirType() {
+        Heartbeat h = new Heartbeat("n1", 5, List.of());
+        assertThat(Json.decodeQuery(Json.encode(h))).isEqualTo(h);
+        assertThat(Json.decodeQuery(Json.encode(new Json.CommitIndexQuery()))).isEqualTo(new Json.CommitIndexQuery());
+        Json.CommitIndexReply r = new Json.CommitIndexReply("n3", 1234);
+        assertThat(Json.decodeCommitIndexReply(Json.encode(r))).isEqualTo(r);
+
+        assertThatThrownBy(() -> Json.decodeHeartbeat(Json.encode(new Json.CommitIndexQuery())))
+                .hasMessage("not a heartbeat");
+        assertThatThrownBy(() -> Json.decodeQuery(bytes("{\"type\":\"gossip\"}")))
+                .hasMessage("unknown query type 'gossip'");
+        assertThatThrownBy(() -> Json.decodeCommitIndexReply(bytes("{\"leader\":\"n1\"}")))
+                .hasMessageContaining("committed");
+    }
+
+    @Test
     void aWholeStateRoundTrips() {
         ClusterState s = ClusterState.EMPTY;
         long i = 0;

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -124,6 +125,37 @@ class RaftMetadataClusterTest {
         // the listener saw the changes, in commit order
         await().atMost(WAIT).until(() -> !versions.isEmpty() && versions.get(versions.size() - 1) == n1.version());
         assertThat(versions).isSorted();
+    }
+
+    @Test
+    void aNodeThatHasNotAppliedACreateYet_catchesUpWithTheLeaderBeforeAnsweringThatTheStreamIsUnknown()
+            throws Exception {
+        List<RaftMetadata> all = nodes.cluster(3);
+        RaftMetadata raftLeader = awaitRaftLeader();
+        RaftMetadata lagging = all.stream().filter(m -> m != raftLeader).findFirst().orElseThrow();
+        RaftMetadata writer = all.stream().filter(m -> m != lagging).findFirst().orElseThrow();
+        writer.createTenant("t1").get(5, TimeUnit.SECONDS);
+        await().atMost(WAIT).until(() -> lagging.tenantExists("t1"));
+        var registry = nodes.registries.get(lagging.localNodeId());
+        var caughtUp = registry.get("felix.raft.catch.ups").tag("outcome", "caught_up").counter();
+        assertThat(caughtUp.count()).isZero();
+        assertThat(writer.readsMayLag()).isTrue();
+
+        StreamRecord created;
+        CompletableFuture<Void> caught;
+        try (AutoCloseable held = lagging.holdApplying()) {
+            created = writer.createStream(ORDERS, StreamConfig.ephemeral()).get(5, TimeUnit.SECONDS);
+            // committed by a majority, applied on the writer, not on the lagging node: its reads do not know it
+            assertThat(lagging.stream(ORDERS)).isEmpty();
+            caught = lagging.catchUp();
+            // The leader answered with an index at or past the create, which this node cannot apply while held.
+            assertThatThrownBy(() -> caught.get(500, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(java.util.concurrent.TimeoutException.class);
+        }
+        caught.get(10, TimeUnit.SECONDS);
+        assertThat(lagging.stream(ORDERS)).as("known once caught up").contains(created);
+        assertThat(caughtUp.count()).isEqualTo(1.0);
+        assertThat(registry.get("felix.raft.catch.ups").tag("outcome", "gave_up").counter().count()).isZero();
     }
 
     @Test

@@ -62,6 +62,25 @@ public interface Metadata extends AutoCloseable {
     /** Deletes the definition of a cache; fails with {@code not_found} if there is none. */
     CompletableFuture<CacheRecord> deleteCache(CacheName name);
 
+    /**
+     * Whether this node's reads may trail what exists: in a cluster a node applies the metadata log a moment
+     * after the node that served a create, so a name it does not know yet may already exist. A single node's
+     * reads are always current.
+     */
+    default boolean readsMayLag() {
+        return false;
+    }
+
+    /**
+     * Brings this node's reads up to every change the cluster had committed when this was called: the barrier a
+     * node passes before it answers that a name does not exist ({@code not_found}). Never fails; when the cluster
+     * cannot say how far it is within a bounded time, it completes anyway and reads stay as they are. Completes at
+     * once where {@link #readsMayLag()} is false. Never wait for it on an event loop: compose on it.
+     */
+    default CompletableFuture<Void> catchUp() {
+        return CompletableFuture.completedFuture(null);
+    }
+
     @Override
     default void close() {
     }

@@ -33,6 +33,10 @@ import java.util.List;
  * QUIC flow control then slows the publisher. Under {@code drop_new} the publish is refused instead (an
  * acknowledged one with {@code overloaded}, an unacknowledged one counted in
  * {@code felix_ingress_dropped}).
+ *
+ * <p><b>Streams created through another node.</b> A cluster node that does not know a publish's stream yet
+ * pauses reading the same way until it has caught up with the cluster's metadata ({@link CatchUpFirst}), then
+ * publishes; only a stream still unknown after that is {@code not_found}.
  */
 final class PublishHandler {
 
@@ -42,8 +46,17 @@ final class PublishHandler {
 
     private static final Ack MISSING_ID = new Ack(-1, AckWriter.Reply.JSON);
 
+    /** What paused reading: a publish waiting for its shard's writer queue, or for the cluster's metadata. */
+    private sealed interface Waiting permits ForShard, ForMetadata {
+    }
+
     /** A publish waiting for its shard's writer queue to have room. */
-    private record Waiting(Shard shard, PublishRequest request) {
+    private record ForShard(Shard shard, PublishRequest request) implements Waiting {
+    }
+
+    /** A publish to a stream this cluster node did not know, waiting until it has caught up ({@link CatchUpFirst}). */
+    private record ForMetadata(StreamName name, String key, Integer shardIndex, byte[][] payloads, Ack ack)
+            implements Waiting {
     }
 
     private final StreamSession session;
@@ -58,7 +71,7 @@ final class PublishHandler {
         this.resumed = resumed;
     }
 
-    /** Whether reading is paused for a publish waiting for its shard. */
+    /** Whether reading is paused for a publish waiting for its shard or for the cluster's metadata. */
     boolean waiting() {
         return waiting != null;
     }
@@ -162,6 +175,12 @@ final class PublishHandler {
     }
 
     private void publish(StreamName name, String key, Integer shardIndex, byte[][] payloads, Ack ack) {
+        publish(name, key, shardIndex, payloads, ack, false);
+    }
+
+    /** @param caughtUp this node has caught up with the cluster's metadata since the publish arrived */
+    private void publish(StreamName name, String key, Integer shardIndex, byte[][] payloads, Ack ack,
+            boolean caughtUp) {
         if (ack != null && !session.bidirectional) {
             session.fail(ErrorCode.BAD_REQUEST, "acknowledged publishes need a bidirectional stream");
             return;
@@ -174,6 +193,11 @@ final class PublishHandler {
         try {
             shard = Routing.shardToWrite(session.context, name, key, shardIndex);
         } catch (FelixException e) {
+            if (!caughtUp && e.error().code() == ErrorCode.NOT_FOUND
+                    && session.context.broker.metadata().readsMayLag()) {
+                awaitMetadata(new ForMetadata(name, key, shardIndex, payloads, ack));
+                return;
+            }
             refuseOrReport(ack, e.error());
             return;
         }
@@ -202,9 +226,21 @@ final class PublishHandler {
         }
     }
 
+    /**
+     * Stops reading until this node has caught up with the cluster's metadata, then publishes again (later frames
+     * wait in the stream's backlog, so publishes keep their order). A stream still unknown then is
+     * {@code not_found}.
+     */
+    private void awaitMetadata(ForMetadata publish) {
+        waiting = publish;
+        session.channel.config().setAutoRead(false);
+        session.context.broker.metadata().catchUp()
+                .whenComplete((v, e) -> session.channel.eventLoop().execute(this::retry));
+    }
+
     /** Stops reading until {@code shard} has room for {@code request}. */
     private void pause(Shard shard, PublishRequest request) {
-        waiting = new Waiting(shard, request);
+        waiting = new ForShard(shard, request);
         session.channel.config().setAutoRead(false);
         session.context.metrics.ingressPaused.increment();
         shard.onWritable(() -> session.channel.eventLoop().execute(this::retry));
@@ -214,12 +250,20 @@ final class PublishHandler {
         if (waiting == null || session.closed()) {
             return;
         }
-        if (!waiting.shard.tryPublish(waiting.request)) {
-            waiting.shard.onWritable(() -> session.channel.eventLoop().execute(this::retry));
-            return;
+        if (waiting instanceof ForMetadata m) {
+            waiting = null;
+            publish(m.name(), m.key(), m.shardIndex(), m.payloads(), m.ack(), true); // may pause again, for its shard
+        } else {
+            ForShard f = (ForShard) waiting;
+            if (!f.shard().tryPublish(f.request())) {
+                f.shard().onWritable(() -> session.channel.eventLoop().execute(this::retry));
+                return;
+            }
+            waiting = null;
         }
-        waiting = null;
-        resumed.run();
+        if (waiting == null) {
+            resumed.run();
+        }
     }
 
     private static byte[][] toArray(List<byte[]> payloads) {

@@ -10,6 +10,8 @@ import dev.felix.wire.WireCodec;
 import dev.felix.wire.WireException;
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * Decodes each frame of a client-opened stream and hands it to the handler for its kind: {@code auth} first
@@ -104,7 +106,8 @@ final class RequestDispatcher {
             mux(m);
         } else if (Admin.handles(m)) {
             if (requireBidirectional("admin requests need a bidirectional stream")) {
-                session.acks().inOrder(Admin.handle(session.context, session.tenant(), m, session.negotiated()));
+                session.acks().inOrder(afterCatchUp(m,
+                        () -> Admin.handle(session.context, session.tenant(), m, session.negotiated())));
             }
         } else if (m instanceof Message.ClusterStatus cs) {
             if (requireBidirectional("cluster_status needs a bidirectional stream")) {
@@ -120,7 +123,16 @@ final class RequestDispatcher {
         } else if (m instanceof Message.CacheWatch w) {
             if (requireBidirectional("cache_watch needs a bidirectional stream")) {
                 session.handOver();
-                new WatchWriter(session, stream).start(w);
+                CompletableFuture<Void> first = CatchUpFirst.before(session.context, w);
+                if (first.isDone()) {
+                    new WatchWriter(session, stream).start(w);
+                } else {
+                    first.thenRunAsync(() -> {
+                        if (!session.closed()) {
+                            new WatchWriter(session, stream).start(w);
+                        }
+                    }, session.channel.eventLoop());
+                }
             }
         } else if (m instanceof Message.Auth) {
             session.fail(ErrorCode.BAD_REQUEST, "auth already established on this stream");
@@ -131,11 +143,20 @@ final class RequestDispatcher {
         }
     }
 
+    /**
+     * {@code handle} now, or on this stream's event loop once this cluster node has caught up with the metadata,
+     * when {@code m} names a stream or cache it does not know yet ({@link CatchUpFirst}).
+     */
+    private <T> CompletableFuture<T> afterCatchUp(Message m, Supplier<CompletableFuture<T>> handle) {
+        CompletableFuture<Void> first = CatchUpFirst.before(session.context, m);
+        return first.isDone() ? handle.get() : first.thenComposeAsync(v -> handle.get(), session.channel.eventLoop());
+    }
+
     private void cache(Message m) {
         if (!session.bidirectional) {
             // Upstream allows fire-and-forget puts on a uni stream; nobody can be answered there.
             if (m instanceof Message.CachePut) {
-                CacheRequests.handle(session.context, session.tenant(), m, session.negotiated());
+                afterCatchUp(m, () -> CacheRequests.handle(session.context, session.tenant(), m, session.negotiated()));
                 return;
             }
             session.fail(ErrorCode.BAD_REQUEST, "cache requests other than cache_put need a bidirectional stream");
@@ -143,7 +164,8 @@ final class RequestDispatcher {
         }
         boolean singleShot = (m instanceof Message.CachePut p && p.requestId() == null)
                 || (m instanceof Message.CacheGet g && g.requestId() == null);
-        session.acks().inOrder(CacheRequests.handle(session.context, session.tenant(), m, session.negotiated()));
+        session.acks().inOrder(afterCatchUp(m,
+                () -> CacheRequests.handle(session.context, session.tenant(), m, session.negotiated())));
         if (singleShot) {
             // Upstream form without request_id: one request, one reply, then the stream ends.
             session.handOver();

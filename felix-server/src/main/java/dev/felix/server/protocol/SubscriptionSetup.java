@@ -94,9 +94,22 @@ final class SubscriptionSetup {
     /**
      * The feeds of a subscribe, one per shard in shard order: a core subscription for each shard this node leads,
      * and, when this node relays ({@code cluster_relay_subscribe}), a relayed feed for each shard another node leads
-     * ({@link RelayedShards#trySubscribe}). All or none; completes as {@link #register} does.
+     * ({@link RelayedShards#trySubscribe}). All or none; completes as {@link #register} does. A stream this cluster
+     * node does not know yet is looked up once it has caught up with the metadata ({@link CatchUpFirst}).
      */
     static CompletableFuture<List<EventFeed>> feeds(StreamSession session, Spec s) {
+        CompletableFuture<Void> first;
+        try {
+            first = CatchUpFirst.stream(session.context, new StreamName(s.tenantId(), s.namespace(), s.stream()));
+        } catch (RuntimeException e) {
+            first = CompletableFuture.completedFuture(null); // a bad name: feedsNow says what is wrong with it
+        }
+        return first.isDone() ? feedsNow(session, s)
+                : first.thenComposeAsync(v -> feedsNow(session, s), session.channel.eventLoop());
+    }
+
+    /** {@link #feeds}, with this node's metadata as it is now. */
+    private static CompletableFuture<List<EventFeed>> feedsNow(StreamSession session, Spec s) {
         ServerContext context = session.context;
         if (context.relayed == null) {
             return register(session, s).thenApply(l -> l.stream().map(EventFeed::of).toList());

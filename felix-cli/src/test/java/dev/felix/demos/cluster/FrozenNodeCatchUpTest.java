@@ -1,0 +1,104 @@
+package dev.felix.demos.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.felix.client.CacheRef;
+import dev.felix.client.CacheSpec;
+import dev.felix.client.FelixClient;
+import dev.felix.client.FelixClientException;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import dev.felix.wire.ErrorCode;
+import dev.felix.wire.StreamDescription;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three real {@code felix server} processes. One is frozen (SIGSTOP) while a stream and a cache are created through
+ * another and a describe of the stream is sent to it; then it is thawed and asked about both again at once. It has
+ * not applied the creates when the requests arrive, catches up with the metadata leader first, and answers as any
+ * node would, never {@code not_found}. Five rounds, a new stream and cache each.
+ *
+ * <p>Whether the thawed node has applied the creates before the requests reach it is a race on these processes (in
+ * about half the rounds it has not; the count is printed). {@code ClusterCatchUpTest} holds a node's applying to
+ * make the lag certain.
+ */
+@Timeout(180)
+class FrozenNodeCatchUpTest {
+
+    private static final Set<ErrorCode> NOT_HERE = Set.of(ErrorCode.NOT_LEADER, ErrorCode.UNAVAILABLE);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aThawedNode_answersForWhatWasCreatedWhileItWasFrozen_withoutNotFound() throws Exception {
+        try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
+            NodeProcess raftLeader = c.nodes().stream().filter(n -> metric(n, "felix_raft_leader") == 1.0)
+                    .findFirst().orElseThrow();
+            NodeProcess frozen = c.nodes().stream().filter(n -> n != raftLeader).findFirst().orElseThrow();
+            NodeProcess writerNode = c.nodes().stream().filter(n -> n != frozen).findFirst().orElseThrow();
+            try (FelixClient writer = c.connect(writerNode.id()); FelixClient late = c.connect(frozen.id())) {
+                for (int round = 0; round < 5; round++) {
+                    StreamRef stream = StreamRef.parse("t1/default/made-while-frozen-" + round);
+                    CacheRef cache = CacheRef.parse("t1/default/config-made-while-frozen-" + round);
+                    CompletableFuture<StreamDescription> described;
+                    frozen.freeze();
+                    try {
+                        writer.streams().create(stream, StreamSpec.ephemeral(1));
+                        writer.caches().create(cache, CacheSpec.memory());
+                        // Sent while it is frozen: the request waits in its socket beside the Raft traffic it missed.
+                        described = CompletableFuture.supplyAsync(() -> late.streams().describe(stream));
+                    } finally {
+                        frozen.thaw();
+                    }
+                    assertThat(described.get(20, TimeUnit.SECONDS).replicas()).isPositive();
+                    // And at once after it was thawed, through the same node.
+                    answeredOrNotHere(() -> late.publisher(stream).publish(bytes("x")));
+                    answeredOrNotHere(() -> late.cache(cache).get("k"));
+                }
+                double caughtUp = metric(frozen, "felix_raft_catch_ups_total{outcome=\"caught_up\"}");
+                double gaveUp = metric(frozen, "felix_raft_catch_ups_total{outcome=\"gave_up\"}");
+                System.out.printf("node %s: %.0f catch-up rounds, %.0f given up%n", frozen.id(), caughtUp, gaveUp);
+                assertThat(gaveUp).isZero();
+            }
+        }
+    }
+
+    private static void answeredOrNotHere(Runnable request) {
+        try {
+            request.run();
+        } catch (FelixClientException e) {
+            assertThat(e.code()).as(e.getMessage()).isIn(NOT_HERE);
+        }
+    }
+
+    private static double metric(NodeProcess node, String series) {
+        String text;
+        try {
+            text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + node.httpAddress().getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+        } catch (Exception e) {
+            throw new AssertionError("cannot scrape node " + node.id() + ": " + e, e);
+        }
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+}

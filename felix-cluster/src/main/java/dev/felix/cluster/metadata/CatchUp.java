@@ -1,0 +1,109 @@
+package dev.felix.cluster.metadata;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+
+/**
+ * Brings this node's applied metadata up to what the Raft leader had committed when a caller asked: the barrier
+ * behind {@link RaftMetadata#catchUp()}. One round asks the leader for its commit index, then waits until this
+ * node has applied that far.
+ *
+ * <p><b>Coalescing.</b> At most one round is in flight. A caller that arrives while one is in flight joins the
+ * <em>next</em> round, which starts when the current one ends: the round in flight may have asked the leader
+ * before the change the caller looks for was committed, so joining it would prove nothing. However many callers
+ * arrive, the leader sees at most one question at a time.
+ *
+ * <p><b>Never fails.</b> A round that cannot learn the leader's index (no leader, a timeout, a closed client)
+ * completes its callers normally after at most {@code timeout}; they then answer from what is applied, as they
+ * would have without the barrier. {@code outcome} hears {@code true} for a round that caught up, {@code false}
+ * for one that gave up.
+ *
+ * <p><b>Threads.</b> Thread-safe. Callers' futures complete on {@code completer}, never under this object's lock.
+ */
+final class CatchUp {
+
+    private final Supplier<CompletableFuture<Long>> leaderCommitIndex;
+    private final LongFunction<CompletableFuture<Void>> appliedHere;
+    private final Duration timeout;
+    private final Executor completer;
+    private final Consumer<Boolean> outcome;
+
+    /** Guarded by {@code this}: the round callers join now, started when none is in flight. */
+    private CompletableFuture<Void> next;
+    /** Guarded by {@code this}. */
+    private boolean inFlight;
+
+    /**
+     * @param leaderCommitIndex asks the Raft leader for its commit index
+     * @param appliedHere       completes once this node has applied the given index
+     * @param timeout           the longest a round waits for both
+     * @param completer         where callers' futures complete
+     * @param outcome           hears how each round ended (for metrics)
+     */
+    CatchUp(Supplier<CompletableFuture<Long>> leaderCommitIndex, LongFunction<CompletableFuture<Void>> appliedHere,
+            Duration timeout, Executor completer, Consumer<Boolean> outcome) {
+        this.leaderCommitIndex = leaderCommitIndex;
+        this.appliedHere = appliedHere;
+        this.timeout = timeout;
+        this.completer = completer;
+        this.outcome = outcome;
+    }
+
+    /** Completes once this node has applied what the leader had committed when this was called (see the class). */
+    CompletableFuture<Void> request() {
+        CompletableFuture<Void> mine;
+        boolean start;
+        synchronized (this) {
+            if (next == null) {
+                next = new CompletableFuture<>();
+            }
+            mine = next;
+            start = !inFlight;
+            if (start) {
+                inFlight = true;
+                next = null;
+            }
+        }
+        if (start) {
+            run(mine);
+        }
+        return mine;
+    }
+
+    private void run(CompletableFuture<Void> round) {
+        CompletableFuture<Void> done;
+        try {
+            done = leaderCommitIndex.get().thenCompose(appliedHere::apply);
+        } catch (RuntimeException e) {
+            done = CompletableFuture.failedFuture(e);
+        }
+        done.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, e) -> finish(round, e == null));
+    }
+
+    private void finish(CompletableFuture<Void> round, boolean caughtUp) {
+        outcome.accept(caughtUp);
+        CompletableFuture<Void> following;
+        synchronized (this) {
+            following = next;
+            next = null;
+            inFlight = following != null;
+        }
+        complete(round);
+        if (following != null) {
+            run(following);
+        }
+    }
+
+    private void complete(CompletableFuture<Void> round) {
+        try {
+            completer.execute(() -> round.complete(null));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            round.complete(null); // closing: nobody is left to be slowed down by completing here
+        }
+    }
+}
