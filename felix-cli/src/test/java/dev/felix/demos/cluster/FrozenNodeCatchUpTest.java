@@ -30,15 +30,17 @@ import org.junit.jupiter.api.io.TempDir;
  * Three real {@code felix server} processes. One is frozen (SIGSTOP) while a stream and a cache are created through
  * another and a describe of the stream is sent to it; then it is thawed and asked about both again at once. It has
  * not applied the creates when the requests arrive, catches up with the metadata leader first, and answers as any
- * node would, never {@code not_found}. Five rounds, a new stream and cache each.
+ * node would, never {@code not_found}. Eight rounds, a new stream and cache each.
  *
- * <p>Whether the thawed node has applied the creates before the requests reach it is a race on these processes (in
- * about half the rounds it has not; the count is printed). {@code ClusterCatchUpTest} holds a node's applying to
- * make the lag certain.
+ * <p>Whether the thawed node has applied the creates before the requests reach it is a race on these processes: in
+ * more than half of the rounds it had not (1 of 3, 2 of 3, 4 of 5 in the first runs), so with eight rounds at least
+ * one catch-up is asserted. {@code ClusterCatchUpTest} holds a node's applying to make the lag certain.
  */
 @Timeout(180)
 class FrozenNodeCatchUpTest {
 
+    /** Rounds: in more than half of them the thawed node was still behind when asked (the count is printed). */
+    private static final int ROUNDS = 8;
     private static final Set<ErrorCode> NOT_HERE = Set.of(ErrorCode.NOT_LEADER, ErrorCode.UNAVAILABLE);
 
     @TempDir
@@ -52,7 +54,7 @@ class FrozenNodeCatchUpTest {
             NodeProcess frozen = c.nodes().stream().filter(n -> n != raftLeader).findFirst().orElseThrow();
             NodeProcess writerNode = c.nodes().stream().filter(n -> n != frozen).findFirst().orElseThrow();
             try (FelixClient writer = c.connect(writerNode.id()); FelixClient late = c.connect(frozen.id())) {
-                for (int round = 0; round < 5; round++) {
+                for (int round = 0; round < ROUNDS; round++) {
                     StreamRef stream = StreamRef.parse("t1/default/made-while-frozen-" + round);
                     CacheRef cache = CacheRef.parse("t1/default/config-made-while-frozen-" + round);
                     CompletableFuture<StreamDescription> described;
@@ -74,6 +76,8 @@ class FrozenNodeCatchUpTest {
                 double gaveUp = metric(frozen, "felix_raft_catch_ups_total{outcome=\"gave_up\"}");
                 System.out.printf("node %s: %.0f catch-up rounds, %.0f given up%n", frozen.id(), caughtUp, gaveUp);
                 assertThat(gaveUp).isZero();
+                assertThat(caughtUp).as("in some round the thawed node did not know the new names when asked")
+                        .isPositive();
             }
         }
     }

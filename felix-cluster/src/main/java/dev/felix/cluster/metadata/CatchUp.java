@@ -23,7 +23,8 @@ import java.util.function.Supplier;
  * would have without the barrier. {@code outcome} hears {@code true} for a round that caught up, {@code false}
  * for one that gave up.
  *
- * <p><b>Threads.</b> Thread-safe. Callers' futures complete on {@code completer}, never under this object's lock.
+ * <p><b>Threads.</b> Thread-safe. Rounds end on {@code completer} (inline once it is shut down): callers' futures
+ * complete and the next round starts there, never under this object's lock.
  */
 final class CatchUp {
 
@@ -82,28 +83,32 @@ final class CatchUp {
         } catch (RuntimeException e) {
             done = CompletableFuture.failedFuture(e);
         }
-        done.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, e) -> finish(round, e == null));
+        // Finished on the completer, not on whichever thread ended the round (Ratis's updater, a gRPC thread, the
+        // JDK's timeout thread): the next round's question is sent from there.
+        done.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((v, e) -> {
+            try {
+                completer.execute(() -> finish(round, e == null));
+            } catch (java.util.concurrent.RejectedExecutionException closing) {
+                finish(round, e == null);
+            }
+        });
     }
 
     private void finish(CompletableFuture<Void> round, boolean caughtUp) {
-        outcome.accept(caughtUp);
+        try {
+            outcome.accept(caughtUp);
+        } catch (RuntimeException e) {
+            // a metric that failed must not leave the next round unstarted and its callers waiting for ever
+        }
         CompletableFuture<Void> following;
         synchronized (this) {
             following = next;
             next = null;
             inFlight = following != null;
         }
-        complete(round);
+        round.complete(null);
         if (following != null) {
             run(following);
-        }
-    }
-
-    private void complete(CompletableFuture<Void> round) {
-        try {
-            completer.execute(() -> round.complete(null));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            round.complete(null); // closing: nobody is left to be slowed down by completing here
         }
     }
 }

@@ -96,25 +96,35 @@ final class MetadataStateMachine extends BaseStateMachine {
     AutoCloseable holdApplying() {
         java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
         held = latch;
-        return () -> {
-            held = null;
-            latch.countDown();
-        };
+        return () -> release(latch);
+    }
+
+    /** Lets the updater thread go on (a held node being closed must not wait for ever: Ratis joins the thread). */
+    void releaseHold() {
+        java.util.concurrent.CountDownLatch latch = held;
+        if (latch != null) {
+            release(latch);
+        }
+    }
+
+    private void release(java.util.concurrent.CountDownLatch latch) {
+        synchronized (this) {
+            if (held == latch) {
+                held = null; // a later hold stays in place
+            }
+        }
+        latch.countDown();
     }
 
     private void awaitRelease() {
         java.util.concurrent.CountDownLatch latch = held;
-        boolean interrupted = false;
-        while (latch != null && latch.getCount() > 0) {
-            try {
-                latch.await();
-            } catch (InterruptedException e) {
-                interrupted = true; // Ratis stopping: finish this entry, then let it see the interrupt
-                break;
-            }
+        if (latch == null) {
+            return;
         }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // apply this entry, and let the interrupt be seen after it
         }
     }
 

@@ -1014,6 +1014,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
         closeQuietly(heartbeatClient);
         closeQuietly(client);
+        stateMachine.releaseHold(); // a test that held applying must not make the close wait for ever
         RaftServer s = server;
         if (s != null) {
             try {

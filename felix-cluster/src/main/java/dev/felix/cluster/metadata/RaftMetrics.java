@@ -32,7 +32,8 @@ import java.util.function.ToDoubleFunction;
  *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
  *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node asked
  *   the metadata leader how far it has committed and waited to apply that far, before answering {@code not_found}
- *   ({@code caught_up}, or {@code gave_up} after {@code cluster_failure_timeout})</td></tr>
+ *   ({@code caught_up}, or {@code gave_up}: no leader answered, or answering and applying took longer than
+ *   {@code cluster_failure_timeout})</td></tr>
  *   <tr><td>{@code felix_raft_failover_decisions_total{outcome}}</td><td>counter</td><td>failover decisions this
  *       node committed as Raft leader: {@code promoted} (a quorum replica took over), {@code moved} (a unit
  *       without a log moved to another node), {@code unavailable} (a unit was marked unavailable)</td></tr>

@@ -23,10 +23,13 @@ final class CatchUpFirst {
     private CatchUpFirst() {
     }
 
-    /** Done at once unless {@code m} names a stream or cache unknown to this cluster node (see the class). */
-    static CompletableFuture<Void> before(ServerContext context, Message m) {
+    /**
+     * Done at once unless {@code m} names a stream or cache of {@code tenant} (the stream's authenticated tenant)
+     * unknown to this cluster node (see the class). Another tenant's names never wait: the handler refuses them.
+     */
+    static CompletableFuture<Void> before(ServerContext context, String tenant, Message m) {
         Metadata metadata = context.broker.metadata();
-        if (!metadata.readsMayLag()) {
+        if (!metadata.readsMayLag() || !tenant.equals(tenantOf(m))) {
             return NOW;
         }
         try {
@@ -64,6 +67,41 @@ final class CatchUpFirst {
             return NOW; // a bad name: the handler says what is wrong with it
         }
         return NOW; // creates go through the metadata leader; publishes and subscribes ask for themselves
+    }
+
+    /** The tenant a request names, or null when it names none this barrier looks at. */
+    private static String tenantOf(Message m) {
+        if (m instanceof Message.StreamDescribe d) {
+            return d.tenantId();
+        }
+        if (m instanceof Message.StreamDelete d) {
+            return d.tenantId();
+        }
+        if (m instanceof Message.StreamList l) {
+            return l.tenantId();
+        }
+        if (m instanceof Message.CacheList l) {
+            return l.tenantId();
+        }
+        if (m instanceof Message.CachePut p) {
+            return p.tenantId();
+        }
+        if (m instanceof Message.CacheGet g) {
+            return g.tenantId();
+        }
+        if (m instanceof Message.CacheDelete d) {
+            return d.tenantId();
+        }
+        if (m instanceof Message.CacheDescribe d) {
+            return d.tenantId();
+        }
+        if (m instanceof Message.CacheDrop d) {
+            return d.tenantId();
+        }
+        if (m instanceof Message.CacheWatch w) {
+            return w.tenantId();
+        }
+        return null;
     }
 
     /** Done at once unless {@code name} is a stream unknown to this cluster node. */

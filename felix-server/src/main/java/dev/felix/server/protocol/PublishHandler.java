@@ -235,19 +235,21 @@ final class PublishHandler {
         waiting = publish;
         session.channel.config().setAutoRead(false);
         session.context.broker.metadata().catchUp()
-                .whenComplete((v, e) -> session.channel.eventLoop().execute(this::retry));
+                .whenComplete((v, e) -> session.channel.eventLoop().execute(() -> retry(publish)));
     }
 
     /** Stops reading until {@code shard} has room for {@code request}. */
     private void pause(Shard shard, PublishRequest request) {
-        waiting = new ForShard(shard, request);
+        ForShard w = new ForShard(shard, request);
+        waiting = w;
         session.channel.config().setAutoRead(false);
         session.context.metrics.ingressPaused.increment();
-        shard.onWritable(() -> session.channel.eventLoop().execute(this::retry));
+        shard.onWritable(() -> session.channel.eventLoop().execute(() -> retry(w)));
     }
 
-    private void retry() {
-        if (waiting == null || session.closed()) {
+    /** What {@code expected} waited for may have come: try it again (a stale wake-up for another wait is ignored). */
+    private void retry(Waiting expected) {
+        if (waiting != expected || session.closed()) {
             return;
         }
         if (waiting instanceof ForMetadata m) {
@@ -256,7 +258,7 @@ final class PublishHandler {
         } else {
             ForShard f = (ForShard) waiting;
             if (!f.shard().tryPublish(f.request())) {
-                f.shard().onWritable(() -> session.channel.eventLoop().execute(this::retry));
+                f.shard().onWritable(() -> session.channel.eventLoop().execute(() -> retry(f)));
                 return;
             }
             waiting = null;

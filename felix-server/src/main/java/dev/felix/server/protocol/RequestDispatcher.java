@@ -29,6 +29,8 @@ final class RequestDispatcher {
     private final StreamSession session;
     private final ClientStreamHandler stream;
     private final PublishHandler publishes;
+    /** Event loop: done once the last request deferred by {@link #afterCatchUp} was handed to its handler. */
+    private CompletableFuture<Void> handedOver = CompletableFuture.completedFuture(null);
     /** The multiplexed subscriptions carried by this stream, once it carries any. */
     private MuxSession muxSession;
 
@@ -123,16 +125,15 @@ final class RequestDispatcher {
         } else if (m instanceof Message.CacheWatch w) {
             if (requireBidirectional("cache_watch needs a bidirectional stream")) {
                 session.handOver();
-                CompletableFuture<Void> first = CatchUpFirst.before(session.context, w);
-                if (first.isDone()) {
-                    new WatchWriter(session, stream).start(w);
-                } else {
-                    first.thenRunAsync(() -> {
-                        if (!session.closed()) {
-                            new WatchWriter(session, stream).start(w);
-                        }
-                    }, session.channel.eventLoop());
-                }
+                afterCatchUp(w, () -> {
+                    if (!session.closed()) {
+                        new WatchWriter(session, stream).start(w);
+                    }
+                    return CompletableFuture.completedFuture(null);
+                }).exceptionally(e -> {
+                    session.fail(ErrorCode.INTERNAL, "cache_watch could not start: " + e);
+                    return null;
+                });
             }
         } else if (m instanceof Message.Auth) {
             session.fail(ErrorCode.BAD_REQUEST, "auth already established on this stream");
@@ -145,11 +146,27 @@ final class RequestDispatcher {
 
     /**
      * {@code handle} now, or on this stream's event loop once this cluster node has caught up with the metadata,
-     * when {@code m} names a stream or cache it does not know yet ({@link CatchUpFirst}).
+     * when {@code m} names a stream or cache it does not know yet ({@link CatchUpFirst}). Either way after every
+     * earlier request of this stream was handed to its handler: a {@code cache_put} that waits must not be overtaken
+     * by the next one on the same stream, whose cache this node may know by then. Replies keep their order anyway
+     * ({@code acks().inOrder}); this keeps the order of the effects. A request that waited still runs if the client
+     * has reset its stream meanwhile, as one already running would.
      */
     private <T> CompletableFuture<T> afterCatchUp(Message m, Supplier<CompletableFuture<T>> handle) {
-        CompletableFuture<Void> first = CatchUpFirst.before(session.context, m);
-        return first.isDone() ? handle.get() : first.thenComposeAsync(v -> handle.get(), session.channel.eventLoop());
+        CompletableFuture<Void> first = CatchUpFirst.before(session.context, session.tenant(), m);
+        if (first.isDone() && handedOver.isDone()) {
+            return handle.get();
+        }
+        CompletableFuture<Void> ready = handedOver.isDone() ? first : CompletableFuture.allOf(handedOver, first);
+        CompletableFuture<Void> started = new CompletableFuture<>();
+        handedOver = started;
+        return ready.thenComposeAsync(v -> {
+            try {
+                return handle.get();
+            } finally {
+                started.complete(null);
+            }
+        }, session.channel.eventLoop());
     }
 
     private void cache(Message m) {

@@ -100,8 +100,9 @@ final class SubscriptionSetup {
     static CompletableFuture<List<EventFeed>> feeds(StreamSession session, Spec s) {
         CompletableFuture<Void> first;
         try {
-            first = CatchUpFirst.stream(session.context, new StreamName(s.tenantId(), s.namespace(), s.stream()));
-        } catch (RuntimeException e) {
+            first = CatchUpFirst.stream(session.context,
+                    Routing.streamName(session.tenant(), s.tenantId(), s.namespace(), s.stream()));
+        } catch (FelixException | RuntimeException e) {
             first = CompletableFuture.completedFuture(null); // a bad name: feedsNow says what is wrong with it
         }
         return first.isDone() ? feedsNow(session, s)
