@@ -29,77 +29,60 @@ final class CatchUpFirst {
      */
     static CompletableFuture<Void> before(ServerContext context, String tenant, Message m) {
         Metadata metadata = context.broker.metadata();
-        if (!metadata.readsMayLag() || !tenant.equals(tenantOf(m))) {
-            return NOW;
+        Named n = metadata.readsMayLag() ? named(m) : null;
+        if (n == null || !tenant.equals(n.tenant())) {
+            return NOW; // creates go through the metadata leader; publishes and subscribes ask for themselves
         }
         try {
-            if (m instanceof Message.StreamDescribe d) {
-                return stream(metadata, d.tenantId(), d.namespace(), d.stream());
-            }
-            if (m instanceof Message.StreamDelete d) {
-                return stream(metadata, d.tenantId(), d.namespace(), d.stream());
-            }
-            if (m instanceof Message.StreamList l) {
-                return namespace(metadata, l.tenantId(), l.namespace());
-            }
-            if (m instanceof Message.CacheList l) {
-                return namespace(metadata, l.tenantId(), l.namespace());
-            }
-            if (m instanceof Message.CachePut p) {
-                return cache(metadata, p.tenantId(), p.namespace(), p.cache());
-            }
-            if (m instanceof Message.CacheGet g) {
-                return cache(metadata, g.tenantId(), g.namespace(), g.cache());
-            }
-            if (m instanceof Message.CacheDelete d) {
-                return cache(metadata, d.tenantId(), d.namespace(), d.cache());
-            }
-            if (m instanceof Message.CacheDescribe d) {
-                return cache(metadata, d.tenantId(), d.namespace(), d.cache());
-            }
-            if (m instanceof Message.CacheDrop d) {
-                return cache(metadata, d.tenantId(), d.namespace(), d.cache());
-            }
-            if (m instanceof Message.CacheWatch w) {
-                return cache(metadata, w.tenantId(), w.namespace(), w.cache());
-            }
+            boolean known = switch (n.kind()) {
+                case STREAM -> metadata.stream(new StreamName(n.tenant(), n.namespace(), n.name())).isPresent();
+                case CACHE -> metadata.cache(new CacheName(n.tenant(), n.namespace(), n.name())).isPresent();
+                case NAMESPACE -> n.namespace() == null ? metadata.tenantExists(n.tenant())
+                        : metadata.namespaceExists(n.tenant(), n.namespace());
+            };
+            return known ? NOW : metadata.catchUp();
         } catch (RuntimeException | dev.felix.core.FelixException e) {
             return NOW; // a bad name: the handler says what is wrong with it
         }
-        return NOW; // creates go through the metadata leader; publishes and subscribes ask for themselves
     }
 
-    /** The tenant a request names, or null when it names none this barrier looks at. */
-    private static String tenantOf(Message m) {
+    private enum Kind { STREAM, CACHE, NAMESPACE }
+
+    /** What a request names: a stream, a cache, or a namespace to list ({@code name} null). */
+    private record Named(Kind kind, String tenant, String namespace, String name) {
+    }
+
+    /** What {@code m} names, or null when it is not a request this barrier looks at. */
+    private static Named named(Message m) {
         if (m instanceof Message.StreamDescribe d) {
-            return d.tenantId();
+            return new Named(Kind.STREAM, d.tenantId(), d.namespace(), d.stream());
         }
         if (m instanceof Message.StreamDelete d) {
-            return d.tenantId();
+            return new Named(Kind.STREAM, d.tenantId(), d.namespace(), d.stream());
         }
         if (m instanceof Message.StreamList l) {
-            return l.tenantId();
+            return new Named(Kind.NAMESPACE, l.tenantId(), l.namespace(), null);
         }
         if (m instanceof Message.CacheList l) {
-            return l.tenantId();
+            return new Named(Kind.NAMESPACE, l.tenantId(), l.namespace(), null);
         }
         if (m instanceof Message.CachePut p) {
-            return p.tenantId();
+            return new Named(Kind.CACHE, p.tenantId(), p.namespace(), p.cache());
         }
         if (m instanceof Message.CacheGet g) {
-            return g.tenantId();
+            return new Named(Kind.CACHE, g.tenantId(), g.namespace(), g.cache());
         }
         if (m instanceof Message.CacheDelete d) {
-            return d.tenantId();
+            return new Named(Kind.CACHE, d.tenantId(), d.namespace(), d.cache());
         }
         if (m instanceof Message.CacheDescribe d) {
-            return d.tenantId();
+            return new Named(Kind.CACHE, d.tenantId(), d.namespace(), d.cache());
         }
         if (m instanceof Message.CacheDrop d) {
-            return d.tenantId();
+            return new Named(Kind.CACHE, d.tenantId(), d.namespace(), d.cache());
         }
         if (m instanceof Message.CacheWatch w) {
-            return w.tenantId();
+            return new Named(Kind.CACHE, w.tenantId(), w.namespace(), w.cache());
         }
         return null;
     }
@@ -115,20 +98,5 @@ final class CatchUpFirst {
         } catch (dev.felix.core.FelixException e) {
             return NOW;
         }
-    }
-
-    private static CompletableFuture<Void> stream(Metadata metadata, String tenant, String namespace, String stream)
-            throws dev.felix.core.FelixException {
-        return metadata.stream(new StreamName(tenant, namespace, stream)).isPresent() ? NOW : metadata.catchUp();
-    }
-
-    private static CompletableFuture<Void> cache(Metadata metadata, String tenant, String namespace, String cache)
-            throws dev.felix.core.FelixException {
-        return metadata.cache(new CacheName(tenant, namespace, cache)).isPresent() ? NOW : metadata.catchUp();
-    }
-
-    private static CompletableFuture<Void> namespace(Metadata metadata, String tenant, String namespace) {
-        boolean known = namespace == null ? metadata.tenantExists(tenant) : metadata.namespaceExists(tenant, namespace);
-        return known ? NOW : metadata.catchUp();
     }
 }
