@@ -92,6 +92,9 @@ public final class ServerContext {
         return total;
     }
 
+    /** How long connections stay open after their subscriptions' end frames were written, at shutdown. */
+    static final long END_FRAMES_SETTLE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
+
     /**
      * Ends every subscription with {@code unavailable} and {@code reason} on its event stream (after the
      * events already queued for it), then closes every connection with application code 0 and the
@@ -105,9 +108,6 @@ public final class ServerContext {
      * (within the first half of the time) before the connections close, so that a lost one is sent again:
      * both were seen lost together in {@code ServerProcessTest}.
      */
-    /** How long connections stay open after their subscriptions' end frames were written, at shutdown. */
-    static final long END_FRAMES_SETTLE_NANOS = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(100);
-
     public void closeConnections(String reason, long timeoutMillis) {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
         dev.felix.core.FelixError ending = dev.felix.core.FelixError.of(dev.felix.core.ErrorCode.UNAVAILABLE, reason);
