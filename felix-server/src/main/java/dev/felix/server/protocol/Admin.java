@@ -136,14 +136,29 @@ final class Admin {
      */
     static CompletableFuture<ShardInfo> loadLed(Supplier<CompletableFuture<ShardInfo>> load,
             BooleanSupplier takingOver, Supplier<ShardInfo> unloaded, Object label, long deadlineNanos) {
+        return loadLed(load, takingOver, unloaded, label, deadlineNanos, false);
+    }
+
+    /**
+     * {@code askedAgain}: this load follows an unavailable answer given while no takeover was seen. The takeover may
+     * have ended between the refusal and the look at it (CI saw a create fail so on a loaded machine), so one such
+     * refusal is asked about once more at once; a second in a row is the answer.
+     */
+    private static CompletableFuture<ShardInfo> loadLed(Supplier<CompletableFuture<ShardInfo>> load,
+            BooleanSupplier takingOver, Supplier<ShardInfo> unloaded, Object label, long deadlineNanos,
+            boolean askedAgain) {
         return load.get().handle((info, e) -> {
             if (e == null) {
                 return CompletableFuture.completedFuture(info);
             }
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            if (!(cause instanceof FelixException fe && fe.error().code() == ErrorCode.UNAVAILABLE
-                    && takingOver.getAsBoolean())) {
+            boolean unavailable = cause instanceof FelixException fe && fe.error().code() == ErrorCode.UNAVAILABLE;
+            if (!unavailable) {
                 return CompletableFuture.<ShardInfo>failedFuture(cause);
+            }
+            if (!takingOver.getAsBoolean()) {
+                return askedAgain ? CompletableFuture.<ShardInfo>failedFuture(cause)
+                        : loadLed(load, takingOver, unloaded, label, deadlineNanos, true);
             }
             if (System.nanoTime() - deadlineNanos >= 0) {
                 LOG.warn("{}: this node is still taking it over after {} ms; described without its offsets", label,
@@ -153,7 +168,7 @@ final class Admin {
             // Runnable::run: the delay's own thread asks the shard, whose loop does the work.
             return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(TAKEOVER_POLL_MILLIS,
                     java.util.concurrent.TimeUnit.MILLISECONDS, Runnable::run))
-                    .thenCompose(v -> loadLed(load, takingOver, unloaded, label, deadlineNanos));
+                    .thenCompose(v -> loadLed(load, takingOver, unloaded, label, deadlineNanos, false));
         }).thenCompose(f -> f);
     }
 

@@ -62,11 +62,30 @@ class TakeoverWaitTest {
     }
 
     @Test
-    void anUnavailableShardThatIsNotBeingTakenOver_isTheAnswer() {
-        CompletableFuture<ShardInfo> answer = Admin.loadLed(() -> CompletableFuture.failedFuture(TAKING_OVER),
-                () -> false, () -> UNLOADED, "s/0", deadlineIn(Duration.ofSeconds(10)));
+    void anUnavailableShardThatIsNotBeingTakenOver_isTheAnswer_afterOneMoreAsk() {
+        AtomicInteger loads = new AtomicInteger();
+        CompletableFuture<ShardInfo> answer = Admin.loadLed(() -> {
+            loads.incrementAndGet();
+            return CompletableFuture.failedFuture(TAKING_OVER);
+        }, () -> false, () -> UNLOADED, "s/0", deadlineIn(Duration.ofSeconds(10)));
 
         assertFailsWith(answer, ErrorCode.UNAVAILABLE);
+        assertThat(loads).as("asked once more, in case the takeover ended in between; then answered").hasValue(2);
+    }
+
+    @Test
+    void aTakeoverThatEndsBetweenTheRefusalAndTheLookAtIt_isAskedOnceMore_andAnswersWithTheLoadedShard()
+            throws Exception {
+        // The refusal was given while the takeover lasted; by the time it is looked at, the takeover has ended.
+        AtomicInteger loads = new AtomicInteger();
+        Supplier<CompletableFuture<ShardInfo>> load = () -> loads.incrementAndGet() == 1
+                ? CompletableFuture.failedFuture(TAKING_OVER) : CompletableFuture.completedFuture(LOADED);
+
+        ShardInfo info = Admin.loadLed(load, () -> false, () -> UNLOADED, "s/0", deadlineIn(Duration.ofSeconds(10)))
+                .get(10, TimeUnit.SECONDS);
+
+        assertThat(info).isEqualTo(LOADED);
+        assertThat(loads).hasValue(2);
     }
 
     @Test
