@@ -20,12 +20,20 @@ public final class Targets {
     public static final List<String> DURABLE = List.of("felix-durable", "felix-durable-sync", "jetstream-tls",
             "jetstream");
 
+    /**
+     * The transport alone, with nothing of a broker: {@code quic-floor} ({@link
+     * dev.felix.bench.floor.QuicFloorTarget}), asked for by name beside {@code felix} to tell the transport's and
+     * the machine's share of a figure from the broker's.
+     */
+    public static final String FLOOR = dev.felix.bench.floor.QuicFloorTarget.NAME;
+
     /** Every name {@link #byName} knows. */
     public static final List<String> KNOWN;
 
     static {
         List<String> known = new ArrayList<>(ALL);
         known.addAll(DURABLE);
+        known.add(FLOOR);
         KNOWN = List.copyOf(known);
     }
 
@@ -55,6 +63,7 @@ public final class Targets {
             case "jetstream-tls" -> NatsTarget.factory(name, true, true);
             case "redis" -> RedisTarget.factory(name, false);
             case "redis-tls" -> RedisTarget.factory(name, true);
+            case "quic-floor" -> dev.felix.bench.floor.QuicFloorTarget.factory();
             default -> throw new IllegalArgumentException("unknown system '" + name + "'; known: "
                     + String.join(", ", KNOWN));
         };
