@@ -77,17 +77,19 @@ final class FloorConnection implements Target.Publisher, AutoCloseable {
         awaitAck();
     }
 
+    /** One {@link FloorFrames#BATCH} frame for the whole list, so the server passes it on whole (as Felix does). */
     @Override
     public void publishBatch(List<byte[]> messages) {
-        int bytes = 0;
+        int body = 0;
         for (byte[] m : messages) {
-            bytes += FloorFrames.HEADER + m.length;
+            body += 4 + m.length;
         }
-        ByteBuf frames = stream.alloc().directBuffer(bytes);
+        ByteBuf frame = stream.alloc().directBuffer(FloorFrames.HEADER + body);
+        frame.writeByte(FloorFrames.BATCH).writeInt(body);
         for (byte[] m : messages) {
-            FloorFrames.write(frames, FloorFrames.UNCONFIRMED, m);
+            frame.writeInt(m.length).writeBytes(m);
         }
-        stream.writeAndFlush(frames, stream.voidPromise());
+        stream.writeAndFlush(frame, stream.voidPromise());
     }
 
     @Override
@@ -136,8 +138,12 @@ final class FloorConnection implements Target.Publisher, AutoCloseable {
                     byte kind = run.getByte(at);
                     int length = FloorFrames.length(run, at);
                     int body = at + FloorFrames.HEADER;
-                    if ((kind == FloorFrames.CONFIRMED || kind == FloorFrames.UNCONFIRMED) && handler != null) {
+                    if (kind == FloorFrames.CONFIRMED && handler != null) {
                         handler.onMessage(run.nioBuffer(body, length));
+                    } else if (kind == FloorFrames.BATCH && handler != null) {
+                        for (int m = body; m < body + length; m += 4 + run.getInt(m)) {
+                            handler.onMessage(run.nioBuffer(m + 4, run.getInt(m)));
+                        }
                     } else if (kind == FloorFrames.ACK) {
                         acked++;
                     } else if (kind == FloorFrames.READY) {

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * The floor's frames: a kind byte, a four-byte big-endian length, then that many bytes. A stream opens with one
  * {@link #SUBSCRIBE} or {@link #PUBLISH} frame naming its topic, which the server answers with {@link #READY}; a
- * publisher then sends {@link #CONFIRMED} and {@link #UNCONFIRMED} messages and {@link #PING}s, and the server
+ * publisher then sends {@link #CONFIRMED} messages, {@link #BATCH}es of unconfirmed ones and {@link #PING}s, and the server
  * answers each confirmed message and each ping with one {@link #ACK}. Subscribers receive the publisher's frames as
  * they were sent (pings included, which they skip).
  */
@@ -22,7 +22,8 @@ final class FloorFrames {
     static final byte PUBLISH = 'P';
     static final byte READY = 'R';
     static final byte CONFIRMED = 'C';
-    static final byte UNCONFIRMED = 'U';
+    /** Unconfirmed messages, several in one frame: each a four-byte length and its bytes (a batch, as Felix's). */
+    static final byte BATCH = 'B';
     static final byte PING = 'F';
     static final byte ACK = 'A';
 

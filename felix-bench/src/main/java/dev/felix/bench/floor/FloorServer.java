@@ -16,9 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * The floor's server: passes each run of a publisher's frames on to every subscriber stream of its topic, as one
- * retained duplicate of the received bytes each (encode-once, no copy), then acknowledges the run's confirmed
- * messages and pings on the publisher's stream. Runs on the listener's event loops, named {@value #THREADS}.
+ * The floor's server: passes the runs of whole frames a publisher's read brought on to every subscriber stream of
+ * its topic, as retained duplicates of the received bytes (encode-once, no copy) with one flush per subscriber, then
+ * acknowledges the confirmed messages and pings among them on the publisher's stream. Runs on the listener's event loops, named {@value #THREADS}.
  */
 final class FloorServer implements AutoCloseable {
 
@@ -74,6 +74,9 @@ final class FloorServer implements AutoCloseable {
         private final FloorServer server;
         private List<Channel> audience; // a publisher's: its topic's subscribers
         private String subscribedTo;
+        /** A publisher's runs read since the last read completed, and the acks they ask for. */
+        private final java.util.ArrayList<ByteBuf> held = new java.util.ArrayList<>();
+        private int acks;
 
         Stream(FloorServer server) {
             this.server = server;
@@ -122,8 +125,8 @@ final class FloorServer implements AutoCloseable {
             return rest < run.writerIndex() ? run.retainedSlice(rest, run.writerIndex() - rest) : null;
         }
 
+        /** Holds a run until the read completes, counting the acks it asks for. */
         private void forward(ChannelHandlerContext ctx, ByteBuf run) {
-            int acks = 0;
             for (int at = run.readerIndex(); at < run.writerIndex(); at += FloorFrames.HEADER
                     + FloorFrames.length(run, at)) {
                 byte kind = run.getByte(at);
@@ -131,14 +134,33 @@ final class FloorServer implements AutoCloseable {
                     acks++;
                 }
             }
-            for (Channel subscriber : audience) {
-                subscriber.writeAndFlush(run.retainedDuplicate(), subscriber.voidPromise());
+            held.add(run.retain());
+        }
+
+        /**
+         * Passes on everything the read brought, one flush per subscriber, then the acks: as a broker's drain does,
+         * so that a batch that came in many packets leaves in as few as it can (a flush per packet read made the
+         * first version of this forwarder three times slower than Felix at fanout 10).
+         */
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (!held.isEmpty()) {
+                for (Channel subscriber : audience) {
+                    for (ByteBuf run : held) {
+                        subscriber.write(run.retainedDuplicate(), subscriber.voidPromise());
+                    }
+                    subscriber.flush();
+                }
+                held.forEach(ByteBuf::release);
+                held.clear();
             }
             if (acks > 0) {
                 ByteBuf out = ctx.alloc().directBuffer(acks * FloorFrames.HEADER);
                 FloorFrames.writeEmpty(out, FloorFrames.ACK, acks);
+                acks = 0;
                 ctx.writeAndFlush(out, ctx.voidPromise());
             }
+            ctx.fireChannelReadComplete();
         }
 
         @Override
@@ -146,6 +168,8 @@ final class FloorServer implements AutoCloseable {
             if (subscribedTo != null) {
                 server.subscribers.getOrDefault(subscribedTo, List.of()).remove(ctx.channel());
             }
+            held.forEach(ByteBuf::release);
+            held.clear();
             ctx.fireChannelInactive();
         }
 

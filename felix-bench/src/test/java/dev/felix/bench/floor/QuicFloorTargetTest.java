@@ -74,7 +74,7 @@ class QuicFloorTargetTest {
     void theSplitterPassesOnWholeFramesOnly_howeverTheBytesArrive() {
         ByteBuf all = Unpooled.buffer();
         for (int i = 0; i < 20; i++) {
-            FloorFrames.write(all, FloorFrames.UNCONFIRMED, message(i, i * 7));
+            FloorFrames.write(all, FloorFrames.CONFIRMED, message(i, i * 7));
         }
         byte[] bytes = new byte[all.readableBytes()];
         all.readBytes(bytes);
@@ -102,7 +102,7 @@ class QuicFloorTargetTest {
     @Test
     void aFrameDeclaringMoreThanTheLimit_isRefusedBeforeAnythingIsAllocated() {
         EmbeddedChannel channel = new EmbeddedChannel(new FloorFrames.Runs());
-        ByteBuf huge = Unpooled.buffer().writeByte(FloorFrames.UNCONFIRMED).writeInt(Integer.MAX_VALUE);
+        ByteBuf huge = Unpooled.buffer().writeByte(FloorFrames.BATCH).writeInt(Integer.MAX_VALUE);
 
         assertThatThrownBy(() -> channel.writeInbound(huge)).isInstanceOf(DecoderException.class)
                 .hasMessageContaining("at most " + FloorFrames.MAX_LENGTH);
