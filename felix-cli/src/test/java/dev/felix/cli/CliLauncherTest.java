@@ -281,6 +281,23 @@ class CliLauncherTest {
         assertThat(javaCommand(advise, "-Xmx256m", "--version")).as("a CLI command, not a broker").doesNotContain(huge);
     }
 
+    @Test
+    void launcher_letsNettyUseUnsafe_onJdk24And25Only_unlessTheOperatorSaidOtherwise() throws Exception {
+        Path advise = Files.writeString(dir.resolve("shmem-advise"), "always within_size [advise] never deny force\n");
+        String allow = "--sun-misc-unsafe-memory-access=allow";
+        int feature = JdkChoice.expectedFeature();
+        if (feature >= 24 && feature <= 25) {
+            assertThat(javaCommand(advise, "-Xmx256m", "server")).contains(allow);
+            assertThat(javaCommand(advise, "-Xmx256m", "bench")).contains(allow);
+            assertThat(javaCommand(advise, "-Xmx256m", "--version")).as("clients use Netty too").contains(allow);
+            assertThat(javaCommand(advise, "--sun-misc-unsafe-memory-access=deny", "server"))
+                    .contains("--sun-misc-unsafe-memory-access=deny").doesNotContain(allow);
+            assertThat(javaCommand(advise, "-Dio.netty.noUnsafe=true", "server")).doesNotContain(allow);
+        } else {
+            assertThat(javaCommand(advise, "-Xmx256m", "server")).as("JDK " + feature).doesNotContain(allow);
+        }
+    }
+
     /** The JVM command line the launcher would run for {@code command}, one word per element. */
     private List<String> javaCommand(Path shmemSetting, String javaOpts, String command) {
         Launcher.Result r = new Launcher(dir, Map.of("FELIX_PRINT_JAVA_COMMAND", "1", "FELIX_THP_SHMEM_SETTING",

@@ -212,6 +212,7 @@ public final class FelixServer implements AutoCloseable {
             metrics.bindHeapSoftMax(HeapSoftMax::current);
             server.heapPages = HeapPages.current();
             metrics.bindHeapHugePages(server.heapPages.huge());
+            metrics.bindNettyUnsafe(dev.felix.transport.NettyMemoryAccess.current().unsafe());
             bindUdpCounters(metrics, "clients", quic::udpCounters);
             if (member != null) {
                 bindUdpCounters(metrics, "peers", member.peer()::udpCounters);

@@ -29,12 +29,20 @@ public final class NodeProcess implements AutoCloseable {
     /**
      * What {@code ./felix server} runs a broker with on this JVM's version (see the launcher script): generational
      * ZGC from JDK 21, on transparent huge pages where the kernel lends them to its heap ({@code HeapPages}), else G1
-     * giving idle memory back.
+     * giving idle memory back; on JDK 24 and 25, Netty copying through {@code Unsafe} ({@link #UNSAFE_ALLOWED}).
      */
     public static final List<String> SERVER_JVM = serverJvm(Runtime.version().feature(),
             dev.felix.server.HeapPages.kernelAllowsForSharedMemory());
     /** How long a node may take to print its banner (a cold JVM on a loaded 2-core machine; a join). */
     static final Duration STARTUP = Duration.ofSeconds(90);
+
+    /**
+     * Lets Netty copy through {@code sun.misc.Unsafe} on JDK 24 and later, where Netty 4.2 stops by default
+     * ({@code NettyMemoryAccess}; the launcher does the same).
+     */
+    static final String UNSAFE_ALLOWED = "--sun-misc-unsafe-memory-access=allow";
+    /** The newest JDK the option was checked on: a later one may refuse it, and a JVM refusing an option never starts. */
+    static final int UNSAFE_CHECKED_UP_TO = 25;
 
     /** {@link #SERVER_JVM} for a JDK of {@code feature}, where the kernel does or does not lend ZGC huge pages. */
     static List<String> serverJvm(int feature, boolean hugePages) {
@@ -48,6 +56,9 @@ public final class NodeProcess implements AutoCloseable {
         }
         if (hugePages) {
             options.add("-XX:+UseTransparentHugePages");
+        }
+        if (feature >= 24 && feature <= UNSAFE_CHECKED_UP_TO) {
+            options.add(UNSAFE_ALLOWED);
         }
         return List.copyOf(options);
     }

@@ -9,9 +9,13 @@ class NodeProcessTest {
 
     @Test
     void serverJvm_isTheLaunchersChoice_hugePagesWithZgcWhereTheKernelLendsThem() {
+        String unsafe = "--sun-misc-unsafe-memory-access=allow";
         assertThat(NodeProcess.serverJvm(25, true))
-                .containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30", "-XX:+UseTransparentHugePages");
-        assertThat(NodeProcess.serverJvm(25, false)).containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30");
+                .containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30", "-XX:+UseTransparentHugePages", unsafe);
+        assertThat(NodeProcess.serverJvm(25, false)).containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30", unsafe);
+        // Netty uses Unsafe by itself before JDK 24; after 25 the option is not known to be accepted.
+        assertThat(NodeProcess.serverJvm(23, false)).doesNotContain(unsafe);
+        assertThat(NodeProcess.serverJvm(26, false)).doesNotContain(unsafe);
         assertThat(NodeProcess.serverJvm(21, true)).containsExactly("-XX:+UseZGC", "-XX:ZUncommitDelay=30",
                 "-XX:+ZGenerational", "-XX:+UseTransparentHugePages");
         // JDK 17: G1 on anonymous memory; the launcher asks for no huge pages there either.

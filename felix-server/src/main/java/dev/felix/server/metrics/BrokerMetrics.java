@@ -316,6 +316,12 @@ public final class BrokerMetrics implements AutoCloseable {
                 () -> huge ? 1 : 0);
     }
 
+    /** 1 when Netty reaches direct memory through {@code sun.misc.Unsafe} ({@code NettyMemoryAccess}), else 0. */
+    public void bindNettyUnsafe(boolean unsafe) {
+        gauge("felix.netty.unsafe", "1 when Netty copies to and from direct buffers through sun.misc.Unsafe, 0 through"
+                + " ByteBuffer views", () -> unsafe ? 1 : 0);
+    }
+
     /** Counts an error sent to a client. */
     public void error(ErrorCode code) {
         errors.get(code).increment();
