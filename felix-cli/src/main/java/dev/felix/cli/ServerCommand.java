@@ -142,7 +142,7 @@ final class ServerCommand implements Callable<Integer> {
         System.out.println("  data   " + cfg.dataDir());
         System.out.println("  cert   " + server.certificateFile() + "  SHA-256 " + server.fingerprint());
         System.out.println("  heap   " + server.heapPages().text());
-        System.out.println("  netty  " + dev.felix.transport.NettyMemoryAccess.current().text());
+        System.out.println("  netty  " + server.nettyMemory().text());
         if (server.cluster() != null) {
             var self = server.cluster().node(server.cluster().localNodeId()).orElseThrow();
             System.out.println("  node   " + self.nodeId() + "  (raft " + self.raftAddress() + ", peer " + self.peerAddress()

@@ -63,6 +63,7 @@ public final class FelixServer implements AutoCloseable {
     private volatile IdleMemory idleMemory;
     /** What this process's heap sits on, read once at start for the gauge and the banner. */
     private volatile HeapPages.Report heapPages;
+    private volatile dev.felix.transport.NettyMemoryAccess.Report nettyMemory;
 
     private FelixServer(BrokerConfig config, Broker broker, BrokerMetrics metrics, ServerContext context,
             QuicServer quic, AdminHttpServer http, TlsMaterial tls, Path certificateFile) {
@@ -212,7 +213,8 @@ public final class FelixServer implements AutoCloseable {
             metrics.bindHeapSoftMax(HeapSoftMax::current);
             server.heapPages = HeapPages.current();
             metrics.bindHeapHugePages(server.heapPages.huge());
-            metrics.bindNettyUnsafe(dev.felix.transport.NettyMemoryAccess.current().unsafe());
+            server.nettyMemory = dev.felix.transport.NettyMemoryAccess.current();
+            metrics.bindNettyUnsafe(server.nettyMemory.unsafe());
             bindUdpCounters(metrics, "clients", quic::udpCounters);
             if (member != null) {
                 bindUdpCounters(metrics, "peers", member.peer()::udpCounters);
@@ -304,6 +306,11 @@ public final class FelixServer implements AutoCloseable {
     /** What this process's heap sits on, as read when the server started (see {@link HeapPages}). */
     public HeapPages.Report heapPages() {
         return heapPages;
+    }
+
+    /** How Netty reaches direct memory in this process, as read when the server started (see NettyMemoryAccess). */
+    public dev.felix.transport.NettyMemoryAccess.Report nettyMemory() {
+        return nettyMemory;
     }
 
     /** The idle-memory trimmer (see {@link IdleMemory}). */

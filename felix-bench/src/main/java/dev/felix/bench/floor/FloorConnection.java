@@ -120,7 +120,6 @@ final class FloorConnection implements Target.Publisher, AutoCloseable {
     private static final class Reader extends ChannelInboundHandlerAdapter {
         private final CompletableFuture<Void> ready;
         private final Semaphore acks;
-    private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
         private final Target.Handler handler;
 
         Reader(CompletableFuture<Void> ready, Semaphore acks, Target.Handler handler) {

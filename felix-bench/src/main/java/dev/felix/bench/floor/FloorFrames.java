@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * The floor's frames: a kind byte, a four-byte big-endian length, then that many bytes. A stream opens with one
  * {@link #SUBSCRIBE} or {@link #PUBLISH} frame naming its topic, which the server answers with {@link #READY}; a
- * publisher then sends {@link #CONFIRMED} messages, {@link #BATCH}es of unconfirmed ones and {@link #PING}s, and the server
- * answers each confirmed message and each ping with one {@link #ACK}. Subscribers receive the publisher's frames as
- * they were sent (pings included, which they skip).
+ * publisher then sends {@link #CONFIRMED} messages, {@link #BATCH}es of unconfirmed ones and {@link #PING}s, and the
+ * server answers each confirmed message and each ping with one {@link #ACK}. Subscribers receive the publisher's
+ * frames as they were sent (pings included, which they skip).
  */
 final class FloorFrames {
     private FloorFrames() {
@@ -46,6 +46,7 @@ final class FloorFrames {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
+    /** The length the frame at {@code at} declares. */
     static int length(ByteBuf run, int at) {
         return run.getInt(at + 1);
     }
@@ -61,7 +62,7 @@ final class FloorFrames {
             int at = start;
             int end = in.writerIndex();
             while (end - at >= HEADER) {
-                int length = in.getInt(at + 1);
+                int length = length(in, at);
                 if (length < 0 || length > MAX_LENGTH) {
                     throw new DecoderException("a frame declares " + length + " bytes; at most " + MAX_LENGTH);
                 }

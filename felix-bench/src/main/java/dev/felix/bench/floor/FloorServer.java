@@ -18,7 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 /**
  * The floor's server: passes the runs of whole frames a publisher's read brought on to every subscriber stream of
  * its topic, as retained duplicates of the received bytes (encode-once, no copy) with one flush per subscriber, then
- * acknowledges the confirmed messages and pings among them on the publisher's stream. Runs on the listener's event loops, named {@value #THREADS}.
+ * acknowledges the confirmed messages and pings among them on the publisher's stream. Runs on the listener's event
+ * loops, named {@value #THREADS}.
  */
 final class FloorServer implements AutoCloseable {
 
@@ -27,7 +28,6 @@ final class FloorServer implements AutoCloseable {
 
     private final IoRuntime runtime;
     private final QuicServer listener;
-    private final Map<String, List<Channel>> subscribers = new ConcurrentHashMap<>();
 
     private FloorServer(IoRuntime runtime, QuicServer listener) {
         this.runtime = runtime;
@@ -36,18 +36,17 @@ final class FloorServer implements AutoCloseable {
 
     static FloorServer start(TransportConfig config, TlsMaterial tls) throws Exception {
         IoRuntime runtime = IoRuntime.create(Math.max(1, config.ioThreads()), THREADS);
-        FloorServer[] self = new FloorServer[1];
+        Map<String, List<Channel>> subscribers = new ConcurrentHashMap<>(); // by topic
         ChannelInitializer<Channel> streams = new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel stream) {
-                stream.pipeline().addLast(new FloorFrames.Runs(), new Stream(self[0]));
+                stream.pipeline().addLast(new FloorFrames.Runs(), new Stream(subscribers));
             }
         };
         try {
             QuicServer listener = QuicServer.bind(new InetSocketAddress("127.0.0.1", 0), config, tls, runtime,
                     new Connections(), streams);
-            self[0] = new FloorServer(runtime, listener);
-            return self[0];
+            return new FloorServer(runtime, listener);
         } catch (Exception e) {
             runtime.close();
             throw e;
@@ -71,15 +70,15 @@ final class FloorServer implements AutoCloseable {
 
     /** One stream's role, set by its first frame. */
     private static final class Stream extends ChannelInboundHandlerAdapter {
-        private final FloorServer server;
+        private final Map<String, List<Channel>> subscribers;
         private List<Channel> audience; // a publisher's: its topic's subscribers
         private String subscribedTo;
         /** A publisher's runs read since the last read completed, and the acks they ask for. */
         private final java.util.ArrayList<ByteBuf> held = new java.util.ArrayList<>();
         private int acks;
 
-        Stream(FloorServer server) {
-            this.server = server;
+        Stream(Map<String, List<Channel>> subscribers) {
+            this.subscribers = subscribers;
         }
 
         @Override
@@ -107,8 +106,7 @@ final class FloorServer implements AutoCloseable {
             byte kind = run.getByte(at);
             int length = FloorFrames.length(run, at);
             String topic = run.toString(at + FloorFrames.HEADER, length, java.nio.charset.StandardCharsets.UTF_8);
-            List<Channel> topicSubscribers = server.subscribers.computeIfAbsent(topic,
-                    t -> new CopyOnWriteArrayList<>());
+            List<Channel> topicSubscribers = subscribers.computeIfAbsent(topic, t -> new CopyOnWriteArrayList<>());
             if (kind == FloorFrames.SUBSCRIBE) {
                 subscribedTo = topic;
                 topicSubscribers.add(ctx.channel());
@@ -166,7 +164,7 @@ final class FloorServer implements AutoCloseable {
         @Override
         public void channelInactive(ChannelHandlerContext ctx) {
             if (subscribedTo != null) {
-                server.subscribers.getOrDefault(subscribedTo, List.of()).remove(ctx.channel());
+                subscribers.getOrDefault(subscribedTo, List.of()).remove(ctx.channel());
             }
             held.forEach(ByteBuf::release);
             held.clear();

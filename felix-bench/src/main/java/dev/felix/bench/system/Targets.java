@@ -63,7 +63,7 @@ public final class Targets {
             case "jetstream-tls" -> NatsTarget.factory(name, true, true);
             case "redis" -> RedisTarget.factory(name, false);
             case "redis-tls" -> RedisTarget.factory(name, true);
-            case "quic-floor" -> dev.felix.bench.floor.QuicFloorTarget.factory();
+            case FLOOR -> dev.felix.bench.floor.QuicFloorTarget.factory();
             default -> throw new IllegalArgumentException("unknown system '" + name + "'; known: "
                     + String.join(", ", KNOWN));
         };
