@@ -298,6 +298,18 @@ class CliLauncherTest {
         }
     }
 
+    @Test
+    void launcher_letsNettyAllocateDirectMemoryItself_unlessTheOperatorSaidOtherwise() throws Exception {
+        Path advise = Files.writeString(dir.resolve("shmem-advise"), "always within_size [advise] never deny force\n");
+        String opens = "--add-opens=java.base/java.nio=ALL-UNNAMED";
+        String reflect = "-Dio.netty.tryReflectionSetAccessible=true";
+        assertThat(javaCommand(advise, "-Xmx256m", "server")).contains(opens, reflect);
+        assertThat(javaCommand(advise, "-Xmx256m", "bench")).contains(opens, reflect);
+        assertThat(javaCommand(advise, "-Xmx256m", "--version")).as("clients use Netty too").contains(opens, reflect);
+        assertThat(javaCommand(advise, "-Dio.netty.tryReflectionSetAccessible=false", "server"))
+                .contains("-Dio.netty.tryReflectionSetAccessible=false").doesNotContain(opens, reflect);
+    }
+
     /** The JVM command line the launcher would run for {@code command}, one word per element. */
     private List<String> javaCommand(Path shmemSetting, String javaOpts, String command) {
         Launcher.Result r = new Launcher(dir, Map.of("FELIX_PRINT_JAVA_COMMAND", "1", "FELIX_THP_SHMEM_SETTING",

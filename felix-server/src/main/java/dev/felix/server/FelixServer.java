@@ -214,7 +214,7 @@ public final class FelixServer implements AutoCloseable {
             server.heapPages = HeapPages.current();
             metrics.bindHeapHugePages(server.heapPages.huge());
             server.nettyMemory = dev.felix.transport.NettyMemoryAccess.current();
-            metrics.bindNettyUnsafe(server.nettyMemory.unsafe());
+            metrics.bindNettyMemory(server.nettyMemory.unsafe(), server.nettyMemory.ownAllocation());
             bindUdpCounters(metrics, "clients", quic::udpCounters);
             if (member != null) {
                 bindUdpCounters(metrics, "peers", member.peer()::udpCounters);

@@ -9,28 +9,41 @@ import org.junit.jupiter.api.Test;
 class NettyMemoryAccessTest {
 
     @Test
-    void withUnsafe_itSaysSo() {
-        NettyMemoryAccess.Report r = NettyMemoryAccess.report(true, null);
+    void withUnsafe_andOwnAllocation_itSaysSo() {
+        NettyMemoryAccess.Report r = NettyMemoryAccess.report(true, true, null);
 
         assertThat(r.unsafe()).isTrue();
-        assertThat(r.text()).isEqualTo("direct buffers through sun.misc.Unsafe");
+        assertThat(r.ownAllocation()).isTrue();
+        assertThat(r.text()).isEqualTo("direct buffers through sun.misc.Unsafe, allocated by Netty (not zero-filled)");
+    }
+
+    @Test
+    void withUnsafe_butJdkAllocation_itNamesTheOptionsThatLetNettyAllocate() {
+        NettyMemoryAccess.Report r = NettyMemoryAccess.report(true, false, null);
+
+        assertThat(r.ownAllocation()).isFalse();
+        assertThat(r.text()).isEqualTo("direct buffers through sun.misc.Unsafe, allocated by the JDK (zero-filled;"
+                + " --add-opens=java.base/java.nio=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true lets Netty"
+                + " allocate them)");
     }
 
     @Test
     void withoutUnsafe_itSaysWhyAndWhichOptionTurnsItOn() {
-        NettyMemoryAccess.Report r = NettyMemoryAccess.report(false,
+        NettyMemoryAccess.Report r = NettyMemoryAccess.report(false, false,
                 new UnsupportedOperationException("sun.misc.Unsafe: unavailable (io.netty.noUnsafe=true by default on"
                         + " Java 25+)"));
 
         assertThat(r.unsafe()).isFalse();
         assertThat(r.text()).startsWith("direct buffers through ByteBuffer views (")
                 .contains("io.netty.noUnsafe=true by default on Java 25+")
-                .endsWith("; --sun-misc-unsafe-memory-access=allow turns Unsafe on)");
-        assertThat(NettyMemoryAccess.report(false, null).text()).contains("(Unsafe unavailable;");
+                .endsWith("; --sun-misc-unsafe-memory-access=allow turns Unsafe on), allocated by the JDK (zero-filled)");
+        assertThat(NettyMemoryAccess.report(false, false, null).text()).contains("(Unsafe unavailable;");
     }
 
     @Test
     void currentReadsThisJvm() {
-        assertThat(NettyMemoryAccess.current().unsafe()).isEqualTo(PlatformDependent.hasUnsafe());
+        NettyMemoryAccess.Report r = NettyMemoryAccess.current();
+        assertThat(r.unsafe()).isEqualTo(PlatformDependent.hasUnsafe());
+        assertThat(r.ownAllocation()).isEqualTo(PlatformDependent.useDirectBufferNoCleaner());
     }
 }

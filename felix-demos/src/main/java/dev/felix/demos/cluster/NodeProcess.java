@@ -24,12 +24,21 @@ public final class NodeProcess implements AutoCloseable {
 
     /** The main class of the {@code felix} command. */
     static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
+    /**
+     * Lets Netty allocate direct memory itself instead of through {@code ByteBuffer.allocateDirect}, which zero-fills
+     * every new buffer ({@code NettyMemoryAccess}; the launcher does the same). Declared before {@link
+     * #SERVER_JVM}, which is built from it.
+     */
+    static final List<String> NETTY_ALLOCATES = List.of("--add-opens=java.base/java.nio=ALL-UNNAMED",
+            "-Dio.netty.tryReflectionSetAccessible=true");
+
     /** Test and demo nodes: several share the machine with the tests' own JVM. */
     public static final List<String> TEST_JVM = List.of("-Xmx384m", "-XX:+UseSerialGC");
     /**
      * What {@code ./felix server} runs a broker with on this JVM's version (see the launcher script): generational
      * ZGC from JDK 21, on transparent huge pages where the kernel lends them to its heap ({@code HeapPages}), else G1
-     * giving idle memory back; on JDK 24 and 25, Netty copying through {@code Unsafe} ({@link #UNSAFE_ALLOWED}).
+     * giving idle memory back; on JDK 24 and 25, Netty copying through {@code Unsafe} ({@link #UNSAFE_ALLOWED}); on
+     * every JDK, Netty allocating direct memory itself ({@link #NETTY_ALLOCATES}).
      */
     public static final List<String> SERVER_JVM = serverJvm(Runtime.version().feature(),
             dev.felix.server.HeapPages.kernelAllowsForSharedMemory());
@@ -47,8 +56,10 @@ public final class NodeProcess implements AutoCloseable {
     /** {@link #SERVER_JVM} for a JDK of {@code feature}, where the kernel does or does not lend ZGC huge pages. */
     static List<String> serverJvm(int feature, boolean hugePages) {
         if (feature < 21) {
-            return List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000", "-XX:MinHeapFreeRatio=10",
-                    "-XX:MaxHeapFreeRatio=20");
+            List<String> g1 = new java.util.ArrayList<>(List.of("-XX:+UseG1GC", "-XX:G1PeriodicGCInterval=10000",
+                    "-XX:MinHeapFreeRatio=10", "-XX:MaxHeapFreeRatio=20"));
+            g1.addAll(NETTY_ALLOCATES);
+            return List.copyOf(g1);
         }
         List<String> options = new java.util.ArrayList<>(List.of("-XX:+UseZGC", "-XX:ZUncommitDelay=30"));
         if (feature < 23) {
@@ -60,6 +71,7 @@ public final class NodeProcess implements AutoCloseable {
         if (feature >= 24 && feature <= UNSAFE_CHECKED_UP_TO) {
             options.add(UNSAFE_ALLOWED);
         }
+        options.addAll(NETTY_ALLOCATES);
         return List.copyOf(options);
     }
 

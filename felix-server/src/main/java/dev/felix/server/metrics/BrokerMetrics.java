@@ -316,10 +316,16 @@ public final class BrokerMetrics implements AutoCloseable {
                 () -> huge ? 1 : 0);
     }
 
-    /** 1 when Netty reaches direct memory through {@code sun.misc.Unsafe} ({@code NettyMemoryAccess}), else 0. */
-    public void bindNettyUnsafe(boolean unsafe) {
+    /**
+     * 1 when Netty reaches direct memory through {@code sun.misc.Unsafe}, and 1 when it allocates direct memory itself
+     * ({@code NettyMemoryAccess}), else 0.
+     */
+    public void bindNettyMemory(boolean unsafe, boolean ownAllocation) {
         gauge("felix.netty.unsafe", "1 when Netty copies to and from direct buffers through sun.misc.Unsafe, 0 through"
                 + " ByteBuffer views", () -> unsafe ? 1 : 0);
+        gauge("felix.netty.direct.no.cleaner", "1 when Netty allocates direct memory itself (malloc, not zero-filled,"
+                + " freed on release), 0 through ByteBuffer.allocateDirect (zero-filled, freed by a Cleaner)",
+                () -> ownAllocation ? 1 : 0);
     }
 
     /** Counts an error sent to a client. */

@@ -13,6 +13,7 @@ import dev.felix.wire.WireCodec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 
 /** Wire encoding helpers shared by the broker's handlers. Stateless. */
 final class Frames {
@@ -59,24 +60,47 @@ final class Frames {
     }
 
     /**
-     * The shared event frame of {@code batch}, encoded once per batch and variant whatever the number of
-     * subscribers; each call returns a new wrapper over the same bytes (no copy).
+     * Payload bytes, with their four-byte length prefixes, that one delivered event frame carries at most; only an
+     * event larger than this goes alone in a larger frame. A bigger batch (publishes merge up to
+     * {@code max_batch_bytes}, a single publish batch can be larger, a log read returns up to 4 MiB) is delivered as
+     * several frames of consecutive events. So the buffer a delivery is encoded or copied into, here and in the
+     * client's decoder, stays one that Netty's pooled allocator serves from its chunks: it serves one above 1 MiB
+     * from a dedicated buffer that the JDK zero-fills first, which took a fifth of the broker's CPU at 64 KiB
+     * payloads, fanout 10 (issue 12). Consecutive frames are what a client receives for consecutive batches
+     * anyway: each carries its own base offset, or, without offsets, simply the next events in order.
      */
-    static ByteBuf events(EventBatch batch, boolean withOffsets) {
-        byte[] frame = batch.encoded(withOffsets ? SLOT_OFFSETS : SLOT_PLAIN, b -> encode(b, withOffsets));
-        return Unpooled.wrappedBuffer(frame);
+    static final int FRAME_SPLIT_BYTES = 64 << 10;
+
+    /**
+     * The shared event frames of {@code batch} ({@link #FRAME_SPLIT_BYTES} each at most, usually one), encoded once
+     * per batch and variant whatever the number of subscribers. The arrays are shared: wrap them, never write them.
+     */
+    static byte[][] events(EventBatch batch, boolean withOffsets) {
+        return batch.encoded(withOffsets ? SLOT_OFFSETS : SLOT_PLAIN, b -> encodeSplit(b, withOffsets));
     }
 
     /**
-     * Adds the multiplexed frame of {@code batch} for {@code channels[0..count)} to {@code out}, encoded straight from
-     * the batch's payloads into the drain's pooled direct buffer, which its other frames share (a QUIC stream
-     * sends at least one packet per buffer written to it). QUIC hands a direct buffer's memory to quiche as it is (a
-     * heap or composite frame was first merged into a new heap buffer, then copied into a direct one). Not through the
-     * batch's shared encoding: that would be a heap copy of every payload made only to be copied again here, where
-     * encoding again costs a four-byte length per event (issue 12: 40% of the broker's allocation at 1 KiB fanout 1
-     * was that copy).
+     * Adds the multiplexed frames of {@code batch} for {@code channels[0..count)} to {@code out} (one unless the
+     * batch is over {@link #FRAME_SPLIT_BYTES}), encoded straight from the batch's payloads into the drain's pooled
+     * direct buffer, which its other frames share (a QUIC stream sends at least one packet per buffer written to
+     * it). QUIC hands a direct buffer's memory to quiche as it is (a heap or composite frame was first merged into a
+     * new heap buffer, then copied into a direct one). Not through the batch's shared encoding: that would be a heap
+     * copy of every payload made only to be copied again here, where encoding again costs a four-byte length per
+     * event (issue 12: 40% of the broker's allocation at 1 KiB fanout 1 was that copy).
      */
     static void muxEvents(FrameBatch out, EventBatch batch, int[] channels, int count) {
+        if (fitsOneFrame(batch)) {
+            muxFrame(out, batch, channels, count);
+            return;
+        }
+        for (int at = 0; at < batch.eventCount(); ) {
+            int n = eventsInFrame(batch, at);
+            muxFrame(out, part(batch, at, n), channels, count);
+            at += n;
+        }
+    }
+
+    private static void muxFrame(FrameBatch out, EventBatch batch, int[] channels, int count) {
         int length = EventBatchEncoder.muxFrameLength(count, batch.payloadArray(), batch.arrayFrom(),
                 batch.eventCount());
         ByteBuf frame = out.room(length);
@@ -84,6 +108,49 @@ final class Frames {
         EventBatchEncoder.encodeMux(frame.internalNioBuffer(at, length), channels, count, batch.baseOffset(),
                 batch.payloadArray(), batch.arrayFrom(), batch.eventCount());
         frame.writerIndex(at + length);
+    }
+
+    /** Whether {@code batch} goes in one frame: its payloads and their length prefixes fit the split size. */
+    static boolean fitsOneFrame(EventBatch batch) {
+        return batch.payloadBytes() + (long) EventBatchEncoder.PAYLOAD_LENGTH_PREFIX * batch.eventCount()
+                <= FRAME_SPLIT_BYTES;
+    }
+
+    /**
+     * How many events of {@code batch}, from its {@code from}-th, one frame carries: as many as fit
+     * {@link #FRAME_SPLIT_BYTES}, and at least one.
+     */
+    static int eventsInFrame(EventBatch batch, int from) {
+        byte[][] payloads = batch.payloadArray();
+        int base = batch.arrayFrom();
+        long bytes = 0;
+        int n = 0;
+        for (int i = from; i < batch.eventCount(); i++) {
+            bytes += EventBatchEncoder.PAYLOAD_LENGTH_PREFIX + payloads[base + i].length;
+            if (n > 0 && bytes > FRAME_SPLIT_BYTES) {
+                break;
+            }
+            n++;
+        }
+        return n;
+    }
+
+    /** Events {@code from .. from+n-1} of {@code batch}, a view (no copy). */
+    private static EventBatch part(EventBatch batch, int from, int n) {
+        return batch.from(batch.baseOffset() + from).first(n);
+    }
+
+    private static byte[][] encodeSplit(EventBatch b, boolean withOffsets) {
+        if (fitsOneFrame(b)) {
+            return new byte[][] {encode(b, withOffsets)};
+        }
+        ArrayList<byte[]> frames = new ArrayList<>();
+        for (int at = 0; at < b.eventCount(); ) {
+            int n = eventsInFrame(b, at);
+            frames.add(encode(part(b, at, n), withOffsets));
+            at += n;
+        }
+        return frames.toArray(new byte[0][]);
     }
 
     private static byte[] encode(EventBatch b, boolean withOffsets) {

@@ -10,13 +10,15 @@ import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 
 /**
  * Writes one shard subscription to its event stream (a broker-opened unidirectional QUIC stream):
  * {@code event_stream_hello}, then event batches and gap notices in order, pulled from the core (see
- * {@link PulledWriter}). Batches are written as the shared, encoded-once frame of the batch; the frames of one drain
+ * {@link PulledWriter}). Batches are written as the shared, encoded-once frames of the batch (one, unless the batch is
+ * over {@link Frames#FRAME_SPLIT_BYTES}); the frames of one drain
  * are copied into one buffer ({@link FrameBatch}), since the stream sends at least one packet per buffer written to
  * it (and would copy each heap frame into a direct buffer anyway). When the client stops reading (or the connection
  * ends) the core subscription is closed.
@@ -102,7 +104,9 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
                     break;
                 }
                 if (d instanceof EventBatch batch) {
-                    out.add(Frames.events(batch, withOffsets), null);
+                    for (byte[] frame : Frames.events(batch, withOffsets)) {
+                        out.add(Unpooled.wrappedBuffer(frame), null);
+                    }
                     context.metrics.deliveredEvents.add(batch.eventCount());
                     if (batch.publishNanos() != 0) { // 0: read back from a log
                         context.metrics.fanoutDelay.record(System.nanoTime() - batch.publishNanos(),

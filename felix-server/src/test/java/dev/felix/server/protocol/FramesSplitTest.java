@@ -1,0 +1,157 @@
+package dev.felix.server.protocol;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.felix.core.stream.EventBatch;
+import dev.felix.transport.FrameBatch;
+import dev.felix.wire.BinaryMuxEventBatch;
+import dev.felix.wire.BinarySharedEventBatch;
+import dev.felix.wire.EventBatchEncoder;
+import dev.felix.wire.Frame;
+import dev.felix.wire.FrameFlags;
+import dev.felix.wire.WireCodec;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A batch larger than {@link Frames#FRAME_SPLIT_BYTES} is delivered as consecutive frames of at most that many payload
+ * bytes, in order, with the right base offsets; a smaller one as one frame, encoded once.
+ */
+class FramesSplitTest {
+
+    private static final long MAX_FRAME = 64L << 20;
+
+    @Test
+    void aLargeBatch_goesAsConsecutiveFramesWithinTheSplitSize_carryingEveryEventInOrder() throws Exception {
+        byte[][] payloads = payloads(64, 20_000); // 1.25 MiB, the size of an SDK batch of 64 x 20 KB
+        EventBatch batch = new EventBatch(0, 1_000, payloads, 0);
+
+        byte[][] frames = Frames.events(batch, true);
+
+        assertThat(frames.length).isGreaterThan(1);
+        List<byte[]> received = new ArrayList<>();
+        long next = 1_000;
+        for (byte[] bytes : frames) {
+            Frame frame = WireCodec.readFrame(ByteBuffer.wrap(bytes), MAX_FRAME);
+            BinarySharedEventBatch decoded = WireCodec.decodeSharedEventBatch(frame.flags(), frame.payload());
+            assertThat(decoded.baseOffset()).isEqualTo(next);
+            assertThat(carried(decoded.payloads())).isLessThanOrEqualTo(Frames.FRAME_SPLIT_BYTES);
+            next += decoded.payloads().size();
+            received.addAll(decoded.payloads());
+        }
+        assertThat(received).containsExactly(payloads);
+        assertThat(Frames.events(batch, true)).isSameAs(frames); // encoded once, shared by every subscriber
+    }
+
+    @Test
+    void withoutOffsets_theFramesCarryTheEventsInOrder() throws Exception {
+        byte[][] payloads = payloads(40, 5_000);
+        byte[][] frames = Frames.events(new EventBatch(0, 7, payloads, 0), false);
+
+        assertThat(frames.length).isGreaterThan(1);
+        List<byte[]> received = new ArrayList<>();
+        for (byte[] bytes : frames) {
+            Frame frame = WireCodec.readFrame(ByteBuffer.wrap(bytes), MAX_FRAME);
+            assertThat(frame.flags() & FrameFlags.EVENT_BATCH_OFFSETS).isZero();
+            BinarySharedEventBatch decoded = WireCodec.decodeSharedEventBatch(frame.flags(), frame.payload());
+            assertThat(carried(decoded.payloads())).isLessThanOrEqualTo(Frames.FRAME_SPLIT_BYTES);
+            received.addAll(decoded.payloads());
+        }
+        assertThat(received).containsExactly(payloads);
+    }
+
+    @Test
+    void anEventLargerThanTheSplitSize_goesAloneInItsOwnFrame() throws Exception {
+        byte[][] payloads = {bytes(0, 10), bytes(1, 200_000), bytes(2, 10)};
+
+        byte[][] frames = Frames.events(new EventBatch(0, 0, payloads, 0), true);
+
+        assertThat(frames.length).isEqualTo(3);
+        for (int i = 0; i < 3; i++) {
+            Frame frame = WireCodec.readFrame(ByteBuffer.wrap(frames[i]), MAX_FRAME);
+            BinarySharedEventBatch decoded = WireCodec.decodeSharedEventBatch(frame.flags(), frame.payload());
+            assertThat(decoded.baseOffset()).isEqualTo(i);
+            assertThat(decoded.payloads()).containsExactly(payloads[i]);
+        }
+    }
+
+    @Test
+    void aBatchWithinTheSplitSize_isOneFrame() {
+        byte[][] payloads = payloads(10, 1_000);
+        EventBatch batch = new EventBatch(0, 5, payloads, 0);
+
+        byte[][] frames = Frames.events(batch, true);
+
+        assertThat(frames.length).isEqualTo(1);
+        assertThat(frames[0]).hasSize(EventBatchEncoder.sharedFrameLength(true, payloads, 0, payloads.length));
+    }
+
+    @Test
+    void aLargeBatch_goesAsConsecutiveMuxFramesForTheSameChannels() throws Exception {
+        byte[][] payloads = payloads(30, 9_000);
+        EventBatch batch = new EventBatch(0, 100, payloads, 0);
+        EmbeddedChannel channel = new EmbeddedChannel();
+        FrameBatch out = new FrameBatch(channel);
+
+        Frames.muxEvents(out, batch.from(103), new int[] {4, 9, 11}, 2); // the third id is not for this frame
+        ByteBuf last = out.take(); // what is merged after the buffers the batch wrote as they filled
+        channel.flush();
+        List<ByteBuf> written = new ArrayList<>();
+        for (Object m; (m = channel.readOutbound()) != null; ) {
+            written.add((ByteBuf) m);
+        }
+        written.add(last);
+
+        List<byte[]> received = new ArrayList<>();
+        long next = 103;
+        int frames = 0;
+        for (ByteBuf buf : written) {
+            ByteBuffer src = buf.nioBuffer();
+            while (src.hasRemaining()) {
+                Frame frame = WireCodec.readFrame(src, MAX_FRAME);
+                assertThat(frame.flags() & FrameFlags.MUX_DELIVERY).isNotZero();
+                BinaryMuxEventBatch decoded = WireCodec.decodeMuxEventBatch(frame.payload());
+                assertThat(decoded.channels()).containsExactly(4, 9);
+                assertThat(decoded.baseOffset()).isEqualTo(next);
+                assertThat(carried(decoded.payloads())).isLessThanOrEqualTo(Frames.FRAME_SPLIT_BYTES);
+                next += decoded.payloads().size();
+                received.addAll(decoded.payloads());
+                frames++;
+            }
+            buf.release();
+        }
+        assertThat(frames).isGreaterThan(1);
+        assertThat(received).containsExactly(List.of(payloads).subList(3, 30).toArray(new byte[0][]));
+        assertThat(channel.finishAndReleaseAll()).isFalse();
+    }
+
+    /** Payload bytes a frame carries with their length prefixes, what the split size bounds. */
+    private static long carried(List<byte[]> payloads) {
+        long total = 0;
+        for (byte[] p : payloads) {
+            total += EventBatchEncoder.PAYLOAD_LENGTH_PREFIX + p.length;
+        }
+        return total;
+    }
+
+    private static byte[][] payloads(int count, int size) {
+        byte[][] all = new byte[count][];
+        for (int i = 0; i < count; i++) {
+            all[i] = bytes(i, size);
+        }
+        return all;
+    }
+
+    /** {@code size} bytes that differ from one {@code seed} to the next. */
+    private static byte[] bytes(int seed, int size) {
+        byte[] b = new byte[size];
+        for (int i = 0; i < size; i++) {
+            b[i] = (byte) (seed * 31 + i);
+        }
+        return b;
+    }
+}
