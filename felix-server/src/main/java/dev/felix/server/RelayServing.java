@@ -108,7 +108,11 @@ final class RelayServing implements PeerStream.Listener, SubscriptionListener {
                 return;
             }
             if (d instanceof EventBatch b) {
-                stream.send(new PeerMessage.RelayEvents(b.baseOffset(), b.payloads().toArray(new byte[0][])));
+                try {
+                    stream.send(new PeerMessage.RelayEvents(b.baseOffset(), b.payloads().toArray(new byte[0][])));
+                } finally {
+                    b.releaseShare(); // taken off the queue: its share was ours (the payloads are plain arrays)
+                }
             } else if (catchUp && d instanceof GapNotice g) {
                 stream.send(new PeerMessage.RelayGap(g.from(), g.to(), g.reason().wireName()));
             }

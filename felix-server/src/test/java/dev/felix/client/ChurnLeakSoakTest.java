@@ -308,7 +308,8 @@ class ChurnLeakSoakTest {
                     try {
                         f.getValue().get(Math.max(0, stopBy - System.nanoTime()), TimeUnit.NANOSECONDS);
                     } catch (TimeoutException e) {
-                        fail(f.getKey() + " did not stop within 120 s of the deadline");
+                        fail(f.getKey() + " did not stop within 120 s of the deadline; the workers still running:\n"
+                                + stacks("soak-worker"));
                     }
                 }
             } finally {
@@ -322,6 +323,20 @@ class ChurnLeakSoakTest {
 
         boolean going() {
             return System.nanoTime() < deadline && failures.isEmpty();
+        }
+
+        /** The stacks of the live threads named {@code name}, to show where a worker that did not stop waits. */
+        private static String stacks(String name) {
+            StringBuilder out = new StringBuilder();
+            Thread.getAllStackTraces().forEach((thread, stack) -> {
+                if (thread.getName().equals(name)) {
+                    out.append(thread).append('\n');
+                    for (StackTraceElement e : stack) {
+                        out.append("    at ").append(e).append('\n');
+                    }
+                }
+            });
+            return out.toString();
         }
 
         void fail(String what) {

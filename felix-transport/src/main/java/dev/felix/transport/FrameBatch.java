@@ -1,6 +1,7 @@
 package dev.felix.transport;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPromise;
 import io.netty.util.concurrent.Future;
@@ -8,26 +9,37 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Small frames of one burst copied into one buffer, so they leave in as few packets as they fill: a QUIC stream
- * sends at least one packet per buffer written to it, however many buffers one flush carries. A frame larger than
- * {@link #COPY_LIMIT} is not copied; it is written as it is, after what was merged before it, so order is kept.
+ * The frames of one burst handed to the stream in as few writes as possible. A QUIC stream sends at least one packet
+ * per buffer written to it, and sends what each write gave it at once (outside a read), however many buffers one
+ * flush carries. So small frames are copied into one pooled buffer, and frames larger than {@link #COPY_LIMIT} (which
+ * fill packets on their own and are not worth a copy) are gathered with them, in order, into one composite buffer:
+ * one write, whose parts quiche takes one after the other. A burst is written in pieces of at most
+ * {@link #MAX_WRITE_BYTES}.
  *
  * <p>Used by {@link CoalescedFlush} (replies of the broker's session stream), and directly by writers that already
- * gather a burst on the event loop (the SDK's publish stream, the broker's acknowledgements).
+ * gather a burst on the event loop (the SDK's publish stream, the broker's acknowledgements and event streams).
  *
  * <p><b>Threads and buffers.</b> Confined to the channel's event loop. A frame handed to {@link #add} is owned (and
- * released) here from the call on; a merged buffer is the channel's once written, or the caller's once
- * {@link #take taken}. Promises of merged frames complete when the merged buffer's write does.
+ * released) here from the call on; a written buffer is the channel's once written, or the caller's once
+ * {@link #take taken}. Promises of the frames of a write complete when that write does. A large frame on the heap is
+ * copied into a direct buffer first (QUIC hands quiche direct memory only; it would copy it anyway).
  */
 public final class FrameBatch {
 
-    /** A merged buffer is written once it holds this much, so one burst never builds an unbounded copy. */
+    /** A merged buffer is closed once it holds this much, so one burst never builds an unbounded copy. */
     public static final int MAX_MERGED_BYTES = 64 << 10;
     /** Frames up to this size are copied; a larger one already fills packets on its own. */
-    static final int COPY_LIMIT = 16 << 10;
+    public static final int COPY_LIMIT = 16 << 10;
+    /** One write carries at most about this much: what is gathered is written once it holds this much. */
+    public static final int MAX_WRITE_BYTES = 1 << 20;
+    /** Parts of one gathered write at most (a composite buffer past its limit would copy its parts into one). */
+    static final int MAX_PARTS = 64;
 
     private final Channel channel;
+    /** The buffer small frames are copied into now. */
     private ByteBuf merged;
+    /** The parts of the next write, in order, once it has more than one: closed merged buffers and large frames. */
+    private CompositeByteBuf gathered;
     /** Promises of the frames in {@link #merged} (null while none is a real promise). */
     private List<ChannelPromise> promises;
 
@@ -35,20 +47,20 @@ public final class FrameBatch {
         this.channel = channel;
     }
 
-    /** Whether nothing is merged. */
+    /** Whether nothing is waiting to be written. */
     public boolean isEmpty() {
-        return merged == null;
+        return merged == null && gathered == null;
     }
 
     /**
-     * Adds {@code frame} (released here); {@code promise} (or null) completes when it is written. Written directly,
-     * after the merged frames, when it is larger than the copy limit.
+     * Adds {@code frame} (released here); {@code promise} (or null) completes when it is written. A frame larger than
+     * the copy limit is not copied: it goes into the same write as it is, after the frames added before it.
      */
     public void add(ByteBuf frame, ChannelPromise promise) {
         int len = frame.readableBytes();
         if (len > COPY_LIMIT) {
-            write();
-            channel.write(frame, promise != null ? promise : channel.voidPromise());
+            attach(promise);
+            gather(frame.isDirect() ? frame : direct(frame));
             return;
         }
         try {
@@ -61,12 +73,12 @@ public final class FrameBatch {
 
     /**
      * The merged buffer with at least {@code len} writable bytes, for a caller that encodes a frame straight into it
-     * (a frame with no promise of its own). The buffer merged so far is written first when {@code len} more
-     * would take it past {@link #MAX_MERGED_BYTES}.
+     * (a frame with no promise of its own). The buffer merged so far is closed first (it joins the write as one of its
+     * parts) when {@code len} more would take it past {@link #MAX_MERGED_BYTES}.
      */
     public ByteBuf room(int len) {
         if (merged != null && merged.readableBytes() + len > MAX_MERGED_BYTES) {
-            write();
+            gather(null); // closes the merged buffer: it joins the write as one of its parts
         }
         if (merged == null) {
             merged = channel.alloc().directBuffer(Math.max(len, 2048), Math.max(len, MAX_MERGED_BYTES));
@@ -86,13 +98,63 @@ public final class FrameBatch {
         promises.add(promise);
     }
 
-    /** Writes (without flushing) what is merged. */
+    /**
+     * Closes the merged buffer into the parts of the write, then adds {@code part} (if not null); writes once the parts
+     * hold {@link #MAX_WRITE_BYTES} or {@link #MAX_PARTS}.
+     */
+    private void gather(ByteBuf part) {
+        if (merged != null) {
+            ByteBuf m = merged;
+            merged = null;
+            addPart(m);
+        }
+        if (part != null) {
+            addPart(part);
+        }
+        if (gathered != null && (gathered.readableBytes() >= MAX_WRITE_BYTES || gathered.numComponents() >= MAX_PARTS)) {
+            write();
+        }
+    }
+
+    private void addPart(ByteBuf part) {
+        if (gathered == null) {
+            gathered = channel.alloc().compositeDirectBuffer(MAX_PARTS + 1);
+        }
+        gathered.addComponent(true, part);
+    }
+
+    /** A heap frame copied into a pooled direct buffer (released here). */
+    private ByteBuf direct(ByteBuf heap) {
+        try {
+            ByteBuf copy = channel.alloc().directBuffer(heap.readableBytes());
+            return copy.writeBytes(heap, heap.readerIndex(), heap.readableBytes());
+        } finally {
+            heap.release();
+        }
+    }
+
+    /** What the next write carries, now taken: the gathered parts with the merged buffer last, or the merged buffer. */
+    private ByteBuf takeAll() {
+        if (gathered == null) {
+            ByteBuf b = merged;
+            merged = null;
+            return b;
+        }
+        if (merged != null) {
+            gathered.addComponent(true, merged);
+            merged = null;
+        }
+        ByteBuf b = gathered;
+        gathered = null;
+        return b;
+    }
+
+    /** Writes (without flushing) what is merged and gathered, as one buffer. */
     public void write() {
-        ByteBuf b = merged;
+        ByteBuf b = takeAll();
         if (b == null) {
             return;
         }
-        merged = null;
         List<ChannelPromise> waiting = promises;
         promises = null;
         if (waiting == null) {
@@ -110,16 +172,14 @@ public final class FrameBatch {
         if (promises != null) {
             throw new IllegalStateException("merged frames wait for their promises: write() them");
         }
-        ByteBuf b = merged;
-        merged = null;
-        return b;
+        return takeAll();
     }
 
-    /** Releases what is merged and fails its promises (the channel is gone). */
+    /** Releases what is merged and gathered and fails its promises (the channel is gone). */
     public void discard(Throwable cause) {
-        if (merged != null) {
-            merged.release();
-            merged = null;
+        ByteBuf b = takeAll();
+        if (b != null) {
+            b.release();
         }
         if (promises != null) {
             promises.forEach(p -> p.tryFailure(cause));

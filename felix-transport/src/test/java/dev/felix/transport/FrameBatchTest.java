@@ -48,26 +48,74 @@ class FrameBatchTest {
     }
 
     @Test
-    void aLargeFrameIsWrittenAsItIsAfterTheFramesMergedBeforeIt() {
+    void aLargeFrameGoesUncopied_inTheSameWrite_afterTheFramesAddedBeforeIt() {
         String big = "y".repeat(FrameBatch.COPY_LIMIT + 1);
-        ByteBuf large = frame(big);
+        ByteBuf large = direct(big);
+        ChannelPromise promise = channel.newPromise();
         batch.add(frame("before"), null);
-        batch.add(large, null);
+        batch.add(large, promise);
         batch.add(frame("after"), null);
+        assertThat(large.refCnt()).as("kept as it is, not copied").isEqualTo(1);
+
         batch.write();
 
-        assertThat(recorder.writes).containsExactly("before", big, "after");
+        assertThat(recorder.writes).containsExactly("before" + big + "after");
+        assertThat(recorder.parts).containsExactly(3);
+        assertThat(large.refCnt()).as("released with the write").isZero();
+        assertThat(promise.isSuccess()).isTrue();
     }
 
     @Test
-    void aBurstPastTheMergeLimitStartsANewBuffer() {
+    void aLargeFrameOnTheHeap_isCopiedIntoDirectMemory() {
+        String big = "h".repeat(FrameBatch.COPY_LIMIT + 1);
+        ByteBuf heap = frame(big);
+        batch.add(heap, null);
+        assertThat(heap.refCnt()).as("copied and released").isZero();
+
+        batch.write();
+
+        assertThat(recorder.writes).containsExactly(big);
+    }
+
+    @Test
+    void aBurstPastTheMergeLimitStartsANewBuffer_inTheSameWrite() {
         String chunk = "z".repeat(FrameBatch.COPY_LIMIT);
         for (int i = 0; i < 5; i++) { // 5 x 16 KiB: four fill 64 KiB, the fifth starts the next buffer
             batch.add(frame(chunk), null);
         }
         batch.write();
 
-        assertThat(recorder.writes).containsExactly(chunk.repeat(4), chunk);
+        assertThat(recorder.writes).containsExactly(chunk.repeat(5));
+        assertThat(recorder.parts).containsExactly(2);
+    }
+
+    @Test
+    void aBurstIsWrittenInPiecesOfAtMostTheWriteLimit() {
+        int size = 64 << 10;
+        for (int i = 0; i < 20; i++) { // 1.25 MiB: the first 16 make a full write
+            batch.add(direct("w".repeat(size)), null);
+        }
+        assertThat(recorder.writes).hasSize(1);
+        batch.write();
+
+        assertThat(recorder.writes).extracting(String::length).containsExactly(FrameBatch.MAX_WRITE_BYTES, 4 * size);
+    }
+
+    @Test
+    void aBurstIsWrittenInPiecesOfAtMostTheMaximumParts() {
+        String big = "p".repeat(FrameBatch.COPY_LIMIT + 1);
+        for (int i = 0; i < 40; i++) { // each large frame closes the merged one before it: two parts per pair
+            batch.add(frame("s"), null);
+            batch.add(direct(big), null);
+        }
+        batch.write();
+
+        assertThat(recorder.parts).containsExactly(FrameBatch.MAX_PARTS, 80 - FrameBatch.MAX_PARTS);
+        assertThat(String.join("", recorder.writes)).isEqualTo(("s" + big).repeat(40));
+    }
+
+    private static ByteBuf direct(String s) {
+        return io.netty.buffer.Unpooled.directBuffer(s.length()).writeBytes(s.getBytes(StandardCharsets.US_ASCII));
     }
 
     @Test

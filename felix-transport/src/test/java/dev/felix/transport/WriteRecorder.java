@@ -17,6 +17,8 @@ import java.util.List;
 final class WriteRecorder extends ChannelOutboundHandlerAdapter {
 
     final List<String> writes = new ArrayList<>();
+    /** For each write, the buffers it is made of (a composite's parts). */
+    final List<Integer> parts = new ArrayList<>();
     int flushes;
     boolean failing;
 
@@ -24,6 +26,7 @@ final class WriteRecorder extends ChannelOutboundHandlerAdapter {
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         ByteBuf b = (ByteBuf) msg;
         writes.add(b.toString(StandardCharsets.US_ASCII));
+        parts.add(b instanceof io.netty.buffer.CompositeByteBuf c ? c.numComponents() : 1);
         b.release();
         if (failing) {
             promise.tryFailure(new IOException("stream reset"));

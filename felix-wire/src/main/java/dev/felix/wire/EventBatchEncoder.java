@@ -123,7 +123,7 @@ public final class EventBatchEncoder {
      * after the 12-byte header — of the shared frame with base offset ({@code 0x0024}) of the same batch, which is
      * {@code sharedFrameLength} bytes long header included.
      */
-    private static void encodeMuxPrefix(ByteBuffer dst, int[] channels, int count, int sharedFrameLength) {
+    public static void encodeMuxPrefix(ByteBuffer dst, int[] channels, int count, int sharedFrameLength) {
         int prefix = muxPrefixLength(count);
         long payload = (long) prefix - FrameHeader.HEADER_LENGTH + sharedFrameLength - FrameHeader.HEADER_LENGTH;
         if (payload + FrameHeader.HEADER_LENGTH > FrameHeader.MAX_SUPPORTED_FRAME_BYTES) {

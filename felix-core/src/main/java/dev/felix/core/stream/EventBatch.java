@@ -16,14 +16,44 @@ import java.util.function.Function;
  * encodes (exactly once, even under a race), every later caller (on any thread) gets the same
  * object. Encodings are plain heap objects owned by the batch and reclaimed with it by the garbage
  * collector.
+ *
+ * <p><b>Shared encodings outside the heap.</b> A transport may instead encode a batch once into memory it must release
+ * (pooled direct buffers) and let every subscriber's write share it: {@link #shared(int, Function)}. Those live as
+ * long as someone may still write the batch, which the batch counts in <em>shares</em>. Only the instance a shard fans
+ * out live is counted ({@code ShardFanout}): it holds one share for each subscriber queue it sits in (and one for a
+ * {@code block} subscriber waiting to take it), plus one while the fanout runs. Whoever takes the batch off a queue owns
+ * that queue's share and gives it back with {@link #releaseShare()} once written, or dropped; a queue that discards the
+ * batch gives it back itself. When the last share is given back, the shared encodings are released. Every other
+ * instance (a view, a batch replayed from the ring or read from a log, a relayed one) is not counted:
+ * {@link #releaseShare()} does nothing and {@link #shared} returns null, so its writer copies.
  */
 public final class EventBatch implements Delivery {
 
     /** Number of encoding slots (e.g. one wire form without offsets, one with). */
     public static final int ENCODING_SLOTS = 2;
 
+    /**
+     * A shared encoding that holds memory outside the heap (for example reference-counted direct buffers): released
+     * exactly once, when the batch's last share is given back.
+     */
+    public interface SharedEncoding {
+        void release();
+    }
+
     private static final VarHandle ENCODING =
             MethodHandles.arrayElementVarHandle(Object[].class);
+    private static final VarHandle SHARES;
+
+    static {
+        try {
+            SHARES = MethodHandles.lookup().findVarHandle(EventBatch.class, "shares", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** {@link #shares} of an instance whose shares are not counted. */
+    private static final int UNCOUNTED = -1;
 
     private final int shard;
     private final long baseOffset;
@@ -33,6 +63,14 @@ public final class EventBatch implements Delivery {
     private final long payloadBytes;
     private final long publishNanos;
     private final Object[] encodings = new Object[ENCODING_SLOTS];
+    /**
+     * Outstanding shares ({@link #UNCOUNTED} unless this instance is fanned out live; 0 once the last was given back
+     * and the shared encodings released). Changed through {@link #SHARES}.
+     */
+    @SuppressWarnings("unused")
+    private volatile int shares = UNCOUNTED;
+    /** The shared encodings by slot, created on first use; guarded by {@link #encodings}' monitor. */
+    private SharedEncoding[] shared;
 
     /**
      * @param payloads     the payloads; ownership passes to the batch (the caller must not modify them)
@@ -154,6 +192,100 @@ public final class EventBatch implements Delivery {
             }
         }
         return (T) e;
+    }
+
+    /**
+     * The shared encoding in {@code slot}, made by {@code encoder} on first use (once, however many threads race), for
+     * a caller that holds a share of this batch: it stays valid until that caller gives its share back. Null when this
+     * instance's shares are not counted (see the class comment), or when none is outstanding, which only a caller
+     * without a share can see: then it copies instead.
+     */
+    @SuppressWarnings("unchecked")
+    public <T extends SharedEncoding> T shared(int slot, Function<EventBatch, T> encoder) {
+        if ((int) SHARES.getVolatile(this) <= 0) {
+            return null;
+        }
+        synchronized (encodings) {
+            if (shared == null) {
+                shared = new SharedEncoding[ENCODING_SLOTS];
+            }
+            SharedEncoding e = shared[slot];
+            if (e == null) {
+                e = encoder.apply(this);
+                shared[slot] = e;
+            }
+            return (T) e;
+        }
+    }
+
+    /**
+     * Gives back the share its caller owns (it took this batch off a subscriber queue, and has written or dropped it);
+     * the last one releases the shared encodings. Does nothing for an instance whose shares are not counted.
+     *
+     * @throws IllegalStateException if no share is outstanding (given back twice)
+     */
+    public void releaseShare() {
+        int now;
+        do {
+            now = (int) SHARES.getVolatile(this);
+            if (now == UNCOUNTED) {
+                return;
+            }
+            if (now <= 0) {
+                throw new IllegalStateException(this + ": a share given back that was not outstanding");
+            }
+        } while (!SHARES.compareAndSet(this, now, now - 1));
+        if (now == 1) {
+            releaseShared();
+        }
+    }
+
+    /** Starts counting shares, with one for the caller (the fanout, which gives it back when done). Writer only. */
+    void countShares() {
+        if (!SHARES.compareAndSet(this, UNCOUNTED, 1)) {
+            throw new IllegalStateException(this + " is fanned out live twice");
+        }
+    }
+
+    /** One more share, for a queue (or a waiting subscriber) the batch goes to; its giver holds one already. */
+    void takeShare() {
+        int now;
+        do {
+            now = (int) SHARES.getVolatile(this);
+            if (now <= 0) {
+                throw new IllegalStateException(this + ": a share taken with none outstanding");
+            }
+        } while (!SHARES.compareAndSet(this, now, now + 1));
+    }
+
+    /** Whether this instance's shares are counted (it is fanned out live). */
+    boolean sharesCounted() {
+        return (int) SHARES.getVolatile(this) != UNCOUNTED;
+    }
+
+    /** Outstanding shares, for tests; -1 when not counted. */
+    int shares() {
+        return (int) SHARES.getVolatile(this);
+    }
+
+    /** A new instance over the same events whose shares are not counted (for a replay of the live instance). */
+    EventBatch uncounted() {
+        return new EventBatch(shard, baseOffset, payloads, from, count, payloadBytes, publishNanos);
+    }
+
+    private void releaseShared() {
+        SharedEncoding[] release;
+        synchronized (encodings) {
+            release = shared;
+            shared = null;
+        }
+        if (release != null) {
+            for (SharedEncoding e : release) {
+                if (e != null) {
+                    e.release();
+                }
+            }
+        }
     }
 
     private static long sum(byte[][] payloads, int from, int count) {

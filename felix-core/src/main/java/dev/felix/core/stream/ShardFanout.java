@@ -88,17 +88,27 @@ final class ShardFanout {
 
     // ------------------------------------------------------------------ live
 
-    /** A batch was committed: offer it to every live subscriber. */
+    /**
+     * A batch was committed: offer it to every live subscriber. The batch counts its shares from here on (see
+     * {@link EventBatch}): one per queue it goes into, and one held by this loop, so its shared encodings cannot be
+     * released while it still goes out.
+     */
     void fanout(EventBatch batch) {
-        for (int i = 0; i < subscribers.size(); i++) {
-            Subscriber s = subscribers.get(i);
-            if (s.mode == Subscriber.Mode.LIVE) {
-                deliverLive(s, batch);
+        batch.countShares();
+        try {
+            for (int i = 0; i < subscribers.size(); i++) {
+                Subscriber s = subscribers.get(i);
+                if (s.mode == Subscriber.Mode.LIVE) {
+                    deliverLive(s, batch);
+                }
             }
+        } finally {
+            batch.releaseShare();
         }
     }
 
     private void deliverLive(Subscriber s, EventBatch batch) {
+        batch.takeShare(); // the queue's, or the waiting subscriber's; given back below where neither takes it
         SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, false);
         if (offer != SubscriberQueue.Offer.FULL) {
             accepted(s, batch, offer);
@@ -106,6 +116,7 @@ final class ShardFanout {
         }
         switch (s.policy) {
             case DROP_NEW -> {
+                batch.releaseShare();
                 s.next = batch.endOffset();
                 metrics.dropped(Checkpoint.SUBSCRIBER_QUEUE).add(batch.eventCount());
                 if (s.pendingGap == null && s.queue.extendTailGap(batch.baseOffset(), batch.lastOffset(),
@@ -140,6 +151,7 @@ final class ShardFanout {
                 s.queue.requestSpaceSignal();
             }
             case CATCH_UP -> {
+                batch.releaseShare(); // it will read the batch again by offset, as a replay
                 s.mode = Subscriber.Mode.REPLAY;
                 metrics.catchUpDetached.increment();
                 s.queue.requestSpaceSignal();
@@ -211,6 +223,9 @@ final class ShardFanout {
                 return;
             }
             EventBatch batch = ring.batchFrom(s.next);
+            if (batch != null && batch.sharesCounted()) {
+                batch = batch.uncounted(); // the live instance counts the shares of its live queues only
+            }
             if (batch == null) {
                 long ringOldest = ring.oldestOffset(visible);
                 if (durable) {
@@ -349,6 +364,7 @@ final class ShardFanout {
         subscribers.remove(s);
         publishedSubscribers = subscribers.size();
         if (s.blockedOn != null) {
+            s.blockedOn.releaseShare();
             s.blockedOn = null;
             blockedCount--;
         }

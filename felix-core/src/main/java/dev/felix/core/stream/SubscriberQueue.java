@@ -10,6 +10,10 @@ import dev.felix.core.writer.ConsumerQueue;
  * freed space, so they cannot pile up.
  *
  * <p><b>Threads.</b> The shard's writer offers; the subscriber's consumer polls.
+ *
+ * <p><b>Shares.</b> A live batch in the queue holds one of its shares ({@link EventBatch}): the consumer that polls it
+ * owns that share and gives it back once it has written the batch; a batch the queue evicts ({@code drop_old}) or
+ * clears is given back here.
  */
 final class SubscriberQueue extends ConsumerQueue<Delivery> {
 
@@ -79,6 +83,7 @@ final class SubscriberQueue extends ConsumerQueue<Delivery> {
             long from;
             long to;
             if (head instanceof EventBatch b) {
+                b.releaseShare(); // the queue's share: nobody will write it now
                 uncount(b.eventCount(), b.payloadBytes());
                 evicted += b.eventCount();
                 from = b.baseOffset();
@@ -107,6 +112,17 @@ final class SubscriberQueue extends ConsumerQueue<Delivery> {
         }
         append(batch, batch.eventCount(), batch.payloadBytes());
         return new Eviction(evicted, wasEmpty);
+    }
+
+    /** Empties the queue (the consumer went away), giving back the shares of the batches in it. */
+    @Override
+    public synchronized void clear() {
+        for (Object item : items()) {
+            if (item instanceof EventBatch b) {
+                b.releaseShare();
+            }
+        }
+        super.clear();
     }
 
     /** The next item without taking it, or null; consumer thread only. */

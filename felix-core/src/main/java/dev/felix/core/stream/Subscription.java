@@ -54,7 +54,11 @@ public final class Subscription implements AutoCloseable {
         shard.checkEnded(subscriber);
     }
 
-    /** The next item in order, or null when nothing is queued. Consumer thread only. */
+    /**
+     * The next item in order, or null when nothing is queued. Consumer thread only. The consumer owns the share of an
+     * {@link EventBatch} it takes and gives it back ({@link EventBatch#releaseShare()}) once it has written it or
+     * dropped it.
+     */
     public Delivery poll() {
         return subscriber.queue.poll();
     }
@@ -72,9 +76,13 @@ public final class Subscription implements AutoCloseable {
         return subscriber.queue.events();
     }
 
-    /** Stops the subscription; queued items are discarded. */
+    /**
+     * Stops the subscription; queued items are discarded, here and again on the shard's writer (which may have added
+     * some in between), so their shares are given back even when the shard no longer runs.
+     */
     @Override
     public void close() {
+        subscriber.queue.clear();
         shard.unsubscribe(subscriber);
     }
 }

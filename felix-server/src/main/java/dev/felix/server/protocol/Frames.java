@@ -11,6 +11,8 @@ import dev.felix.wire.FrameHeader;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -81,14 +83,24 @@ final class Frames {
 
     /**
      * Adds the multiplexed frames of {@code batch} for {@code channels[0..count)} to {@code out} (one unless the
-     * batch is over {@link #FRAME_SPLIT_BYTES}), encoded straight from the batch's payloads into the drain's pooled
-     * direct buffer, which its other frames share (a QUIC stream sends at least one packet per buffer written to
-     * it). QUIC hands a direct buffer's memory to quiche as it is (a heap or composite frame was first merged into a
-     * new heap buffer, then copied into a direct one). Not through the batch's shared encoding: that would be a heap
-     * copy of every payload made only to be copied again here, where encoding again costs a four-byte length per
-     * event (issue 12: 40% of the broker's allocation at 1 KiB fanout 1 was that copy).
+     * batch is over {@link #FRAME_SPLIT_BYTES}).
+     *
+     * <p>A live batch larger than {@link FrameBatch#COPY_LIMIT} is written around its shared direct frames
+     * ({@link #sharedFrames}, encoded once for every connection): each multiplexed frame is this connection's prefix
+     * followed by the body of a shared frame, retained, not copied. A smaller one is encoded straight from the batch's
+     * payloads into the drain's pooled direct buffer, which its other frames share (a QUIC stream sends at least one
+     * packet per buffer written to it): copying a few KiB costs less than sharing it, and a heap encoding first would
+     * be a copy made only to be copied again (issue 12: 40% of the broker's allocation at 1 KiB fanout 1 was that
+     * copy).
      */
-    static void muxEvents(FrameBatch out, EventBatch batch, int[] channels, int count) {
+    static void muxEvents(FrameBatch out, EventBatch batch, int[] channels, int count, ByteBufAllocator alloc) {
+        SharedFrames shared = sharedFrames(batch, true, alloc);
+        if (shared != null) {
+            for (ByteBuf frame : shared.frames) {
+                muxFrame(out, frame, channels, count, alloc);
+            }
+            return;
+        }
         if (fitsOneFrame(batch)) {
             muxFrame(out, batch, channels, count);
             return;
@@ -108,6 +120,99 @@ final class Frames {
         EventBatchEncoder.encodeMux(frame.internalNioBuffer(at, length), channels, count, batch.baseOffset(),
                 batch.payloadArray(), batch.arrayFrom(), batch.eventCount());
         frame.writerIndex(at + length);
+    }
+
+    /**
+     * The multiplexed frame for {@code channels[0..count)} whose body is that of {@code shared}, a shared frame with base
+     * offset: the prefix is encoded here and the body is the shared bytes themselves, retained, both written as one
+     * buffer (one send, so no packet of its own for the prefix). A frame small enough to be copied is copied.
+     */
+    private static void muxFrame(FrameBatch out, ByteBuf shared, int[] channels, int count, ByteBufAllocator alloc) {
+        int prefix = EventBatchEncoder.muxPrefixLength(count);
+        int body = shared.readableBytes() - FrameHeader.HEADER_LENGTH;
+        int bodyAt = shared.readerIndex() + FrameHeader.HEADER_LENGTH;
+        if (prefix + body <= FrameBatch.COPY_LIMIT) {
+            ByteBuf room = out.room(prefix + body);
+            int at = room.writerIndex();
+            EventBatchEncoder.encodeMuxPrefix(room.internalNioBuffer(at, prefix), channels, count,
+                    shared.readableBytes());
+            room.writerIndex(at + prefix);
+            room.writeBytes(shared, bodyAt, body);
+            return;
+        }
+        ByteBuf head = alloc.directBuffer(prefix, prefix);
+        EventBatchEncoder.encodeMuxPrefix(head.internalNioBuffer(0, prefix), channels, count, shared.readableBytes());
+        head.writerIndex(prefix);
+        CompositeByteBuf frame = alloc.compositeDirectBuffer(2);
+        frame.addComponents(true, head, shared.retainedSlice(bodyAt, body));
+        out.add(frame, null);
+    }
+
+    /**
+     * Encoding slots of a batch's shared direct frames ({@link EventBatch#shared}): with base offsets ({@code 0x0024},
+     * whose body is also every multiplexed frame's body), and without ({@code 0x0004}).
+     */
+    static final int SHARED_OFFSETS = 0;
+    static final int SHARED_PLAIN = 1;
+
+    /**
+     * A batch's frames ({@link #FRAME_SPLIT_BYTES} each at most) encoded once into pooled direct buffers that every
+     * subscriber's write shares: a writer writes a retained duplicate (or, multiplexed, a retained slice of the body
+     * behind its own prefix) and Netty releases it once sent. The buffers themselves are released when the batch's
+     * last share is given back ({@link EventBatch#releaseShare()}).
+     */
+    static final class SharedFrames implements EventBatch.SharedEncoding {
+        private final ByteBuf[] frames;
+
+        private SharedFrames(ByteBuf[] frames) {
+            this.frames = frames;
+        }
+
+        /** The frames, in order. Write retained duplicates or slices, never these. */
+        ByteBuf[] frames() {
+            return frames;
+        }
+
+        @Override
+        public void release() {
+            for (ByteBuf f : frames) {
+                f.release();
+            }
+        }
+    }
+
+    /**
+     * The shared frames of {@code batch} for a writer that holds one of its shares, encoded on first use with
+     * {@code alloc}; null when its writers should copy instead: the batch is small enough for its frames to be copied
+     * into a drain's buffer anyway ({@link FrameBatch#COPY_LIMIT}), or its shares are not counted (a view, a replay).
+     */
+    static SharedFrames sharedFrames(EventBatch batch, boolean withOffsets, ByteBufAllocator alloc) {
+        if (batch.payloadBytes() + (long) EventBatchEncoder.PAYLOAD_LENGTH_PREFIX * batch.eventCount()
+                <= FrameBatch.COPY_LIMIT) {
+            return null;
+        }
+        return batch.shared(withOffsets ? SHARED_OFFSETS : SHARED_PLAIN, b -> encodeShared(b, withOffsets, alloc));
+    }
+
+    private static SharedFrames encodeShared(EventBatch b, boolean withOffsets, ByteBufAllocator alloc) {
+        ArrayList<ByteBuf> frames = new ArrayList<>();
+        try {
+            for (int at = 0; at < b.eventCount(); ) {
+                int n = eventsInFrame(b, at);
+                EventBatch part = part(b, at, n);
+                int length = EventBatchEncoder.sharedFrameLength(withOffsets, part.payloadArray(), part.arrayFrom(),
+                        part.eventCount());
+                ByteBuf frame = alloc.directBuffer(length, length);
+                frames.add(frame);
+                encode(part, withOffsets, frame.internalNioBuffer(0, length));
+                frame.writerIndex(length);
+                at += n;
+            }
+        } catch (RuntimeException | Error e) {
+            frames.forEach(ByteBuf::release);
+            throw e;
+        }
+        return new SharedFrames(frames.toArray(new ByteBuf[0]));
     }
 
     /** Whether {@code batch} goes in one frame: its payloads and their length prefixes fit the split size. */
@@ -156,14 +261,17 @@ final class Frames {
     private static byte[] encode(EventBatch b, boolean withOffsets) {
         int length = EventBatchEncoder.sharedFrameLength(withOffsets, b.payloadArray(), b.arrayFrom(), b.eventCount());
         byte[] frame = new byte[length];
-        ByteBuffer dst = ByteBuffer.wrap(frame);
+        encode(b, withOffsets, ByteBuffer.wrap(frame));
+        return frame;
+    }
+
+    private static void encode(EventBatch b, boolean withOffsets, ByteBuffer dst) {
         if (withOffsets) {
             EventBatchEncoder.encodeSharedWithOffset(dst, b.baseOffset(), b.payloadArray(), b.arrayFrom(),
                     b.eventCount());
         } else {
             EventBatchEncoder.encodeShared(dst, b.payloadArray(), b.arrayFrom(), b.eventCount());
         }
-        return frame;
     }
 
     /**

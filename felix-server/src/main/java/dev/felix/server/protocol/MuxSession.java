@@ -31,9 +31,11 @@ import java.util.function.Consumer;
  *
  * <p><b>Threads and buffers.</b> Event-loop confined (the session stream's), except the {@link Channel} listener
  * callbacks, which run on a shard's thread and only queue the channel and schedule a drain. It is given decoded
- * messages, never frames. Every event frame it writes is a pooled direct buffer it allocates from the stream's
- * allocator: a prefix of its own, then a copy of the batch's shared encoding (immutable, cached on the
- * {@link EventBatch}); each is handed to {@code write}, after which Netty releases it (also when the write fails).
+ * messages, never frames. An event frame it writes is encoded into a pooled direct buffer it allocates from the
+ * stream's allocator, or, for a batch larger than a drain copies ({@code Frames#muxEvents}), is its own prefix in front
+ * of a retained slice of the batch's shared direct frame; each is handed to {@code write}, after which Netty releases
+ * it (also when the write fails). The batches a frame answers were taken off their channels' queues with one share
+ * each, given back once the frame is written.
  *
  * <h2>Encode once per connection</h2>
  * Every live subscriber of a shard gets the same {@link EventBatch} instance. A drain pass looks at the head
@@ -74,6 +76,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     /** Group lists of earlier passes, emptied, kept with their capacity so a pass allocates none. */
     private final ArrayList<ArrayList<Channel>> spareGroups = new ArrayList<>();
     private int[] ids = new int[16];
+    /** The queued batches one frame answers, taken off their channels' queues: their shares are given back once written. */
+    private final ArrayList<EventBatch> taken = new ArrayList<>();
     private int nextChannel = 1;
     private boolean closed;
     /** One write and flush for the replies queued during a batch of event-loop tasks. */
@@ -111,6 +115,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
          * it yet). Event loop.
          */
         long sentUpTo;
+        /** The batch at the head of its queue when this pass looked, which it means to take and write. Event loop. */
+        EventBatch peeked;
         boolean ended;
         /** Forgotten by the session ({@link #remove}); checked instead of a map look-up. Event loop. */
         boolean removed;
@@ -267,7 +273,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             events.write();
             replies.writePending();
         }
-        Frames.muxEvents(events, batch, ids, count);
+        Frames.muxEvents(events, batch, ids, count, stream.alloc());
         context.metrics.deliveredEvents.add((long) batch.eventCount() * count);
         context.metrics.muxFrames.increment();
         if (batch.publishNanos() != 0) { // 0: read back from a log. Once per frame: its channels share it.
@@ -299,6 +305,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 continue;
             }
             EventBatch batch = (EventBatch) d;
+            c.peeked = batch;
             if (c.sentUpTo > batch.baseOffset()) {
                 batch = batch.from(c.sentUpTo); // the rest of a batch whose head went out under too little credit
             }
@@ -326,14 +333,37 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             if (ids.length < group.size()) {
                 ids = new int[Math.max(group.size(), ids.length * 2)];
             }
+            int count = 0;
             for (int i = 0; i < group.size(); i++) {
                 Channel c = group.get(i);
-                c.subscription.poll(); // the batch we peeked: the consumer is this thread, nothing took it
+                Delivery polled = c.subscription.poll();
+                EventBatch peeked = c.peeked;
+                c.peeked = null;
+                if (polled != peeked) {
+                    // drop_old evicted the batch we peeked since (this thread is the only consumer, but the shard's
+                    // writer may evict from the head) and queued a gap notice in its place: that goes, not the batch.
+                    c.sentUpTo = 0;
+                    if (polled instanceof GapNotice gap) {
+                        writeGap(c, gap);
+                        wrote = true;
+                    }
+                    continue;
+                }
+                taken.add(peeked); // its share is ours until the frame is written
                 c.credit -= batch.eventCount();
                 c.sentUpTo = 0;
-                ids[i] = c.id;
+                ids[count++] = c.id;
             }
-            writeBatch(batch, ids, group.size());
+            try {
+                if (count > 0) {
+                    writeBatch(batch, ids, count);
+                }
+            } finally {
+                for (int i = 0; i < taken.size(); i++) {
+                    taken.get(i).releaseShare();
+                }
+                taken.clear();
+            }
             for (int i = 0; i < group.size(); i++) {
                 enqueue(group.get(i)); // it may hold more; the next pass looks
             }

@@ -10,6 +10,7 @@ import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.quic.QuicStreamChannel;
@@ -24,9 +25,11 @@ import io.netty.handler.codec.quic.QuicStreamChannel;
  * ends) the core subscription is closed.
  *
  * <p><b>Threads and buffers.</b> Event-loop confined except {@link #onDeliveryReady()} and {@link #onEnd}, which
- * the shard's thread calls and which only schedule. A batch's shared encoding (encoded once, immutable, owned by the
- * {@code EventBatch}) is copied into the drain's pooled direct buffer, or, above {@link FrameBatch}'s copy limit,
- * written as an unpooled wrapper that Netty releases once written, never the shared bytes.
+ * the shard's thread calls and which only schedule. A batch whose frames are larger than {@link FrameBatch}'s copy
+ * limit is written from its shared direct frames ({@link Frames#sharedFrames}, encoded once for every subscriber): a
+ * retained duplicate each, which Netty releases once sent; the drain then gives back the batch's share it took off the
+ * queue. A smaller batch's shared heap encoding (encoded once, immutable, owned by the {@code EventBatch}) is copied
+ * into the drain's pooled direct buffer.
  */
 final class SubscriptionWriter extends PulledWriter implements SubscriptionListener, LiveSubscription {
 
@@ -104,8 +107,10 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
                     break;
                 }
                 if (d instanceof EventBatch batch) {
-                    for (byte[] frame : Frames.events(batch, withOffsets)) {
-                        out.add(Unpooled.wrappedBuffer(frame), null);
+                    try {
+                        write(batch);
+                    } finally {
+                        batch.releaseShare(); // taken off the queue: its share was ours
                     }
                     context.metrics.deliveredEvents.add(batch.eventCount());
                     if (batch.publishNanos() != 0) { // 0: read back from a log
@@ -126,6 +131,23 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
                 out.write();
                 channel.flush();
             }
+        }
+    }
+
+    /**
+     * Adds the frames of {@code batch} to this drain: retained duplicates of its shared direct frames when it is large
+     * enough to share them, else wrappers of its shared heap frames, which the drain copies.
+     */
+    private void write(EventBatch batch) {
+        Frames.SharedFrames shared = Frames.sharedFrames(batch, withOffsets, channel.alloc());
+        if (shared != null) {
+            for (ByteBuf frame : shared.frames()) {
+                out.add(frame.retainedDuplicate(), null);
+            }
+            return;
+        }
+        for (byte[] frame : Frames.events(batch, withOffsets)) {
+            out.add(Unpooled.wrappedBuffer(frame), null);
         }
     }
 
