@@ -11,18 +11,27 @@ import java.util.List;
 /**
  * The frames of one burst handed to the stream in as few writes as possible. A QUIC stream sends at least one packet
  * per buffer written to it, and sends what each write gave it at once (outside a read), however many buffers one
- * flush carries. So small frames are copied into one pooled buffer, and frames larger than {@link #COPY_LIMIT} (which
- * fill packets on their own and are not worth a copy) are gathered with them, in order, into one composite buffer:
- * one write, whose parts quiche takes one after the other. A burst is written in pieces of at most
- * {@link #MAX_WRITE_BYTES}.
+ * flush carries. So small frames are copied into one pooled buffer; a frame larger than {@link #COPY_LIMIT} fills
+ * packets on its own and is not worth a copy.
+ *
+ * <ul>
+ *   <li>By default ({@link #FrameBatch(Channel)}) such a large frame is written on its own, after the frames merged
+ *       before it, and a merged buffer is written once it holds {@link #MAX_MERGED_BYTES}.</li>
+ *   <li>{@link #gathering(Channel)} instead gathers large frames and full merged buffers, in order, into one composite
+ *       buffer: one write, whose parts quiche takes one after the other, up to {@link #MAX_WRITE_BYTES} or
+ *       {@link #MAX_PARTS} parts. Only for a stream whose end the writer learns otherwise than from a failed write:
+ *       Netty's QUIC stream reports a write of several buffers to a stream the peer stopped ({@code STOP_SENDING}) as
+ *       not yet written, not as failed (the broker's multiplexed subscription stream, which ends with its
+ *       connection or by messages).</li>
+ * </ul>
  *
  * <p>Used by {@link CoalescedFlush} (replies of the broker's session stream), and directly by writers that already
  * gather a burst on the event loop (the SDK's publish stream, the broker's acknowledgements and event streams).
  *
  * <p><b>Threads and buffers.</b> Confined to the channel's event loop. A frame handed to {@link #add} is owned (and
  * released) here from the call on; a written buffer is the channel's once written, or the caller's once
- * {@link #take taken}. Promises of the frames of a write complete when that write does. A large frame on the heap is
- * copied into a direct buffer first (QUIC hands quiche direct memory only; it would copy it anyway).
+ * {@link #take taken}. Promises of the frames of a write complete when that write does. Gathering, a large frame on
+ * the heap is copied into a direct buffer first (QUIC hands quiche direct memory only; it would copy it anyway).
  */
 public final class FrameBatch {
 
@@ -36,6 +45,8 @@ public final class FrameBatch {
     static final int MAX_PARTS = 64;
 
     private final Channel channel;
+    /** Whether large frames and full merged buffers are gathered into one write instead of written on their own. */
+    private final boolean gather;
     /** The buffer small frames are copied into now. */
     private ByteBuf merged;
     /** The parts of the next write, in order, once it has more than one: closed merged buffers and large frames. */
@@ -43,8 +54,19 @@ public final class FrameBatch {
     /** Promises of the frames in {@link #merged} (null while none is a real promise). */
     private List<ChannelPromise> promises;
 
+    /** A batch that writes a large frame, or a full merged buffer, on its own. */
     public FrameBatch(Channel channel) {
+        this(channel, false);
+    }
+
+    private FrameBatch(Channel channel, boolean gather) {
         this.channel = channel;
+        this.gather = gather;
+    }
+
+    /** A batch that gathers a burst's large frames and merged buffers into one write (see the class comment). */
+    public static FrameBatch gathering(Channel channel) {
+        return new FrameBatch(channel, true);
     }
 
     /** Whether nothing is waiting to be written. */
@@ -54,13 +76,20 @@ public final class FrameBatch {
 
     /**
      * Adds {@code frame} (released here); {@code promise} (or null) completes when it is written. A frame larger than
-     * the copy limit is not copied: it goes into the same write as it is, after the frames added before it.
+     * the copy limit is not copied: it is written as it is after the frames added before it (gathering: in the same
+     * write).
      */
     public void add(ByteBuf frame, ChannelPromise promise) {
         int len = frame.readableBytes();
         if (len > COPY_LIMIT) {
+            if (!gather) {
+                write();
+                channel.write(frame, promise != null ? promise : channel.voidPromise());
+                return;
+            }
+            ByteBuf part = frame.isDirect() ? frame : direct(frame);
             attach(promise);
-            gather(frame.isDirect() ? frame : direct(frame));
+            gather(part);
             return;
         }
         try {
@@ -73,12 +102,16 @@ public final class FrameBatch {
 
     /**
      * The merged buffer with at least {@code len} writable bytes, for a caller that encodes a frame straight into it
-     * (a frame with no promise of its own). The buffer merged so far is closed first (it joins the write as one of its
-     * parts) when {@code len} more would take it past {@link #MAX_MERGED_BYTES}.
+     * (a frame with no promise of its own). The buffer merged so far is written first (gathering: closed, to join the
+     * write as one of its parts) when {@code len} more would take it past {@link #MAX_MERGED_BYTES}.
      */
     public ByteBuf room(int len) {
         if (merged != null && merged.readableBytes() + len > MAX_MERGED_BYTES) {
-            gather(null); // closes the merged buffer: it joins the write as one of its parts
+            if (gather) {
+                gather(null); // closes the merged buffer: it joins the write as one of its parts
+            } else {
+                write();
+            }
         }
         if (merged == null) {
             merged = channel.alloc().directBuffer(Math.max(len, 2048), Math.max(len, MAX_MERGED_BYTES));
@@ -144,8 +177,13 @@ public final class FrameBatch {
             gathered.addComponent(true, merged);
             merged = null;
         }
-        ByteBuf b = gathered;
+        CompositeByteBuf b = gathered;
         gathered = null;
+        if (b.numComponents() == 1) { // one buffer after all: write it as it is
+            ByteBuf only = b.component(0).retain();
+            b.release();
+            return only;
+        }
         return b;
     }
 

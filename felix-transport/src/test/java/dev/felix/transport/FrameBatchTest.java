@@ -48,16 +48,42 @@ class FrameBatchTest {
     }
 
     @Test
-    void aLargeFrameGoesUncopied_inTheSameWrite_afterTheFramesAddedBeforeIt() {
+    void aLargeFrameIsWrittenAsItIsAfterTheFramesMergedBeforeIt() {
+        String big = "y".repeat(FrameBatch.COPY_LIMIT + 1);
+        ByteBuf large = frame(big);
+        batch.add(frame("before"), null);
+        batch.add(large, null);
+        batch.add(frame("after"), null);
+        batch.write();
+
+        assertThat(recorder.writes).containsExactly("before", big, "after");
+    }
+
+    @Test
+    void aBurstPastTheMergeLimitStartsANewBuffer() {
+        String chunk = "z".repeat(FrameBatch.COPY_LIMIT);
+        for (int i = 0; i < 5; i++) { // 5 x 16 KiB: four fill 64 KiB, the fifth starts the next buffer
+            batch.add(frame(chunk), null);
+        }
+        batch.write();
+
+        assertThat(recorder.writes).containsExactly(chunk.repeat(4), chunk);
+    }
+
+    // ------------------------------------------------------------------ gathering
+
+    @Test
+    void gathering_aLargeFrameGoesUncopied_inTheSameWrite_afterTheFramesAddedBeforeIt() {
+        FrameBatch gathering = FrameBatch.gathering(channel);
         String big = "y".repeat(FrameBatch.COPY_LIMIT + 1);
         ByteBuf large = direct(big);
         ChannelPromise promise = channel.newPromise();
-        batch.add(frame("before"), null);
-        batch.add(large, promise);
-        batch.add(frame("after"), null);
+        gathering.add(frame("before"), null);
+        gathering.add(large, promise);
+        gathering.add(frame("after"), null);
         assertThat(large.refCnt()).as("kept as it is, not copied").isEqualTo(1);
 
-        batch.write();
+        gathering.write();
 
         assertThat(recorder.writes).containsExactly("before" + big + "after");
         assertThat(recorder.parts).containsExactly(3);
@@ -66,52 +92,81 @@ class FrameBatchTest {
     }
 
     @Test
-    void aLargeFrameOnTheHeap_isCopiedIntoDirectMemory() {
+    void gathering_aLargeFrameOnTheHeap_isCopiedIntoDirectMemory_andAloneIsWrittenAsItIs() {
+        FrameBatch gathering = FrameBatch.gathering(channel);
         String big = "h".repeat(FrameBatch.COPY_LIMIT + 1);
         ByteBuf heap = frame(big);
-        batch.add(heap, null);
+        gathering.add(heap, null);
         assertThat(heap.refCnt()).as("copied and released").isZero();
 
-        batch.write();
+        gathering.write();
 
         assertThat(recorder.writes).containsExactly(big);
+        assertThat(recorder.parts).as("one buffer, not a composite of one").containsExactly(1);
     }
 
     @Test
-    void aBurstPastTheMergeLimitStartsANewBuffer_inTheSameWrite() {
+    void gathering_aBurstPastTheMergeLimitStartsANewBuffer_inTheSameWrite() {
+        FrameBatch gathering = FrameBatch.gathering(channel);
         String chunk = "z".repeat(FrameBatch.COPY_LIMIT);
         for (int i = 0; i < 5; i++) { // 5 x 16 KiB: four fill 64 KiB, the fifth starts the next buffer
-            batch.add(frame(chunk), null);
+            gathering.add(frame(chunk), null);
         }
-        batch.write();
+        gathering.write();
 
         assertThat(recorder.writes).containsExactly(chunk.repeat(5));
         assertThat(recorder.parts).containsExactly(2);
     }
 
     @Test
-    void aBurstIsWrittenInPiecesOfAtMostTheWriteLimit() {
+    void gathering_aBurstIsWrittenInPiecesOfAtMostTheWriteLimit() {
+        FrameBatch gathering = FrameBatch.gathering(channel);
         int size = 64 << 10;
         for (int i = 0; i < 20; i++) { // 1.25 MiB: the first 16 make a full write
-            batch.add(direct("w".repeat(size)), null);
+            gathering.add(direct("w".repeat(size)), null);
         }
         assertThat(recorder.writes).hasSize(1);
-        batch.write();
+        gathering.write();
 
         assertThat(recorder.writes).extracting(String::length).containsExactly(FrameBatch.MAX_WRITE_BYTES, 4 * size);
     }
 
     @Test
-    void aBurstIsWrittenInPiecesOfAtMostTheMaximumParts() {
+    void gathering_aBurstIsWrittenInPiecesOfAtMostTheMaximumParts() {
+        FrameBatch gathering = FrameBatch.gathering(channel);
         String big = "p".repeat(FrameBatch.COPY_LIMIT + 1);
         for (int i = 0; i < 40; i++) { // each large frame closes the merged one before it: two parts per pair
-            batch.add(frame("s"), null);
-            batch.add(direct(big), null);
+            gathering.add(frame("s"), null);
+            gathering.add(direct(big), null);
         }
-        batch.write();
+        gathering.write();
 
         assertThat(recorder.parts).containsExactly(FrameBatch.MAX_PARTS, 80 - FrameBatch.MAX_PARTS);
         assertThat(String.join("", recorder.writes)).isEqualTo(("s" + big).repeat(40));
+    }
+
+    @Test
+    void gathering_takeAndDiscardHandOverOrReleaseTheGatheredParts() {
+        FrameBatch gathering = FrameBatch.gathering(channel);
+        ByteBuf large = direct("t".repeat(FrameBatch.COPY_LIMIT + 1));
+        gathering.add(frame("a"), null);
+        gathering.add(large, null);
+        ByteBuf taken = gathering.take();
+        try {
+            assertThat(taken.toString(StandardCharsets.US_ASCII)).isEqualTo("a" + "t".repeat(FrameBatch.COPY_LIMIT + 1));
+        } finally {
+            taken.release();
+        }
+        assertThat(large.refCnt()).isZero();
+
+        ByteBuf dropped = direct("d".repeat(FrameBatch.COPY_LIMIT + 1));
+        ChannelPromise promise = channel.newPromise();
+        gathering.add(dropped, promise);
+        gathering.discard(new IOException("closed"));
+        assertThat(dropped.refCnt()).isZero();
+        assertThat(promise.cause()).hasMessage("closed");
+        assertThat(gathering.isEmpty()).isTrue();
+        assertThat(recorder.writes).isEmpty();
     }
 
     private static ByteBuf direct(String s) {

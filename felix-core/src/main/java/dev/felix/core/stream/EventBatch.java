@@ -71,6 +71,8 @@ public final class EventBatch implements Delivery {
     private volatile int shares = UNCOUNTED;
     /** The shared encodings by slot, created on first use; guarded by {@link #encodings}' monitor. */
     private SharedEncoding[] shared;
+    /** {@link #uncounted()}'s instance, made on first use by the shard's writer. */
+    private EventBatch uncountedTwin;
 
     /**
      * @param payloads     the payloads; ownership passes to the batch (the caller must not modify them)
@@ -268,9 +270,18 @@ public final class EventBatch implements Delivery {
         return (int) SHARES.getVolatile(this);
     }
 
-    /** A new instance over the same events whose shares are not counted (for a replay of the live instance). */
+    /**
+     * An instance over the same events whose shares are not counted, for a replay of the live instance: the same one
+     * every time, so replaying subscribers still share its heap encodings and, on one multiplexed stream, its frames.
+     * Writer only.
+     */
     EventBatch uncounted() {
-        return new EventBatch(shard, baseOffset, payloads, from, count, payloadBytes, publishNanos);
+        EventBatch twin = uncountedTwin;
+        if (twin == null) {
+            twin = new EventBatch(shard, baseOffset, payloads, from, count, payloadBytes, publishNanos);
+            uncountedTwin = twin;
+        }
+        return twin;
     }
 
     private void releaseShared() {

@@ -108,6 +108,13 @@ final class ShardFanout {
     }
 
     private void deliverLive(Subscriber s, EventBatch batch) {
+        if (s.blockedOn != null) {
+            // Still waiting for room for an earlier batch (several become visible at once when one commit covers them:
+            // a group fsync, a replication round). It reads this one by offset once that one is in, as a replay;
+            // this batch used to take the waiting one's place, and the waiting one was lost.
+            s.mode = Subscriber.Mode.REPLAY;
+            return;
+        }
         batch.takeShare(); // the queue's, or the waiting subscriber's; given back below where neither takes it
         SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, false);
         if (offer != SubscriberQueue.Offer.FULL) {

@@ -141,7 +141,13 @@ final class Frames {
             return;
         }
         ByteBuf head = alloc.directBuffer(prefix, prefix);
-        EventBatchEncoder.encodeMuxPrefix(head.internalNioBuffer(0, prefix), channels, count, shared.readableBytes());
+        try {
+            EventBatchEncoder.encodeMuxPrefix(head.internalNioBuffer(0, prefix), channels, count,
+                    shared.readableBytes());
+        } catch (RuntimeException e) {
+            head.release();
+            throw e;
+        }
         head.writerIndex(prefix);
         CompositeByteBuf frame = alloc.compositeDirectBuffer(2);
         frame.addComponents(true, head, shared.retainedSlice(bodyAt, body));

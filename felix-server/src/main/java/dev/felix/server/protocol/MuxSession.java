@@ -95,7 +95,9 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         this.stream = session.channel;
         this.withShard = Capabilities.has(session.negotiated(), Capabilities.SHARDS);
         this.replies = new CoalescedFlush(stream);
-        this.events = new FrameBatch(stream);
+        // One write per drain however many large frames it holds: this stream ends with its connection or by
+        // messages, never by a STOP_SENDING a gathered write would hide (see FrameBatch).
+        this.events = FrameBatch.gathering(stream);
         stream.pipeline().addLast(this); // writability changes and the end of the stream
     }
 
@@ -292,10 +294,15 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 continue;
             }
             Delivery d;
-            while ((d = c.subscription.peek()) instanceof GapNotice gap) {
-                c.subscription.poll();
-                writeGap(c, gap);
-                wrote = true;
+            while ((d = c.subscription.peek()) instanceof GapNotice) {
+                // What poll() returns, which drop_old may have merged with what it evicted since the peek.
+                Delivery polled = c.subscription.poll();
+                if (polled instanceof GapNotice gap) {
+                    writeGap(c, gap);
+                    wrote = true;
+                } else if (polled instanceof EventBatch taken) {
+                    taken.releaseShare(); // unreachable: the head after a gap notice is a gap notice; never leak one
+                }
             }
             if (d == null) {
                 continue; // the core wakes it again when something arrives
@@ -346,6 +353,8 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                     if (polled instanceof GapNotice gap) {
                         writeGap(c, gap);
                         wrote = true;
+                    } else if (polled instanceof EventBatch other) {
+                        other.releaseShare(); // the queue was cleared (the channel is leaving) and refilled: drop it
                     }
                     continue;
                 }
