@@ -101,14 +101,12 @@ final class Frames {
             }
             return;
         }
-        if (fitsOneFrame(batch)) {
+        if (fitsOneFrame(batch)) { // the usual case: no list of parts
             muxFrame(out, batch, channels, count);
             return;
         }
-        for (int at = 0; at < batch.eventCount(); ) {
-            int n = eventsInFrame(batch, at);
-            muxFrame(out, part(batch, at, n), channels, count);
-            at += n;
+        for (EventBatch part : parts(batch)) {
+            muxFrame(out, part, channels, count);
         }
     }
 
@@ -193,8 +191,7 @@ final class Frames {
      * into a drain's buffer anyway ({@link FrameBatch#COPY_LIMIT}), or its shares are not counted (a view, a replay).
      */
     static SharedFrames sharedFrames(EventBatch batch, boolean withOffsets, ByteBufAllocator alloc) {
-        if (batch.payloadBytes() + (long) EventBatchEncoder.PAYLOAD_LENGTH_PREFIX * batch.eventCount()
-                <= FrameBatch.COPY_LIMIT) {
+        if (carried(batch) <= FrameBatch.COPY_LIMIT) {
             return null;
         }
         return batch.shared(withOffsets ? SHARED_OFFSETS : SHARED_PLAIN, b -> encodeShared(b, withOffsets, alloc));
@@ -203,16 +200,13 @@ final class Frames {
     private static SharedFrames encodeShared(EventBatch b, boolean withOffsets, ByteBufAllocator alloc) {
         ArrayList<ByteBuf> frames = new ArrayList<>();
         try {
-            for (int at = 0; at < b.eventCount(); ) {
-                int n = eventsInFrame(b, at);
-                EventBatch part = part(b, at, n);
+            for (EventBatch part : parts(b)) {
                 int length = EventBatchEncoder.sharedFrameLength(withOffsets, part.payloadArray(), part.arrayFrom(),
                         part.eventCount());
                 ByteBuf frame = alloc.directBuffer(length, length);
                 frames.add(frame);
                 encode(part, withOffsets, frame.internalNioBuffer(0, length));
                 frame.writerIndex(length);
-                at += n;
             }
         } catch (RuntimeException | Error e) {
             frames.forEach(ByteBuf::release);
@@ -223,8 +217,23 @@ final class Frames {
 
     /** Whether {@code batch} goes in one frame: its payloads and their length prefixes fit the split size. */
     static boolean fitsOneFrame(EventBatch batch) {
-        return batch.payloadBytes() + (long) EventBatchEncoder.PAYLOAD_LENGTH_PREFIX * batch.eventCount()
-                <= FRAME_SPLIT_BYTES;
+        return carried(batch) <= FRAME_SPLIT_BYTES;
+    }
+
+    /** Payload bytes of {@code batch} with their length prefixes: what the split size and the copy limit bound. */
+    private static long carried(EventBatch batch) {
+        return batch.payloadBytes() + (long) EventBatchEncoder.PAYLOAD_LENGTH_PREFIX * batch.eventCount();
+    }
+
+    /** {@code batch} cut into the consecutive parts its frames carry ({@link #eventsInFrame}); views, no copy. */
+    private static ArrayList<EventBatch> parts(EventBatch batch) {
+        ArrayList<EventBatch> parts = new ArrayList<>();
+        for (int at = 0; at < batch.eventCount(); ) {
+            int n = eventsInFrame(batch, at);
+            parts.add(batch.from(batch.baseOffset() + at).first(n));
+            at += n;
+        }
+        return parts;
     }
 
     /**
@@ -246,22 +255,16 @@ final class Frames {
         return n;
     }
 
-    /** Events {@code from .. from+n-1} of {@code batch}, a view (no copy). */
-    private static EventBatch part(EventBatch batch, int from, int n) {
-        return batch.from(batch.baseOffset() + from).first(n);
-    }
-
     private static byte[][] encodeSplit(EventBatch b, boolean withOffsets) {
         if (fitsOneFrame(b)) {
             return new byte[][] {encode(b, withOffsets)};
         }
-        ArrayList<byte[]> frames = new ArrayList<>();
-        for (int at = 0; at < b.eventCount(); ) {
-            int n = eventsInFrame(b, at);
-            frames.add(encode(part(b, at, n), withOffsets));
-            at += n;
+        ArrayList<EventBatch> parts = parts(b);
+        byte[][] frames = new byte[parts.size()][];
+        for (int i = 0; i < frames.length; i++) {
+            frames[i] = encode(parts.get(i), withOffsets);
         }
-        return frames.toArray(new byte[0][]);
+        return frames;
     }
 
     private static byte[] encode(EventBatch b, boolean withOffsets) {
