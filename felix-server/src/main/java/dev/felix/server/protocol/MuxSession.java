@@ -58,6 +58,13 @@ import java.util.function.Consumer;
  */
 final class MuxSession extends ChannelInboundHandlerAdapter {
 
+    /**
+     * Tests only ({@code MuxGapRaceTest}): wraps the feed of each channel a session opens, so a test can make the
+     * shard's writer act between a drain's look at a queue ({@code peek}) and its take ({@code poll}), a window no
+     * test can otherwise hit on demand. Null outside tests; read once per channel opened.
+     */
+    static volatile java.util.function.UnaryOperator<EventFeed> feedWrapperForTests;
+
     private final StreamSession session;
     private final ServerContext context;
     private final QuicStreamChannel stream;
@@ -183,8 +190,9 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         List<Channel> opened = new ArrayList<>(subscriptions.size());
         List<Integer> shards = new ArrayList<>(subscriptions.size());
         List<Integer> ids = new ArrayList<>(subscriptions.size());
+        java.util.function.UnaryOperator<EventFeed> wrapper = feedWrapperForTests;
         for (EventFeed s : subscriptions) {
-            Channel c = new Channel(nextChannel++, subscriptionId, s, credit);
+            Channel c = new Channel(nextChannel++, subscriptionId, wrapper == null ? s : wrapper.apply(s), credit);
             channels.put(c.id, c);
             opened.add(c);
             shards.add(s.shard());
