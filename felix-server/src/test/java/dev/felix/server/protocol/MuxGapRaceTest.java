@@ -27,6 +27,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,85 +51,94 @@ class MuxGapRaceTest {
     @TempDir
     Path dir;
 
+    private TestBroker broker;
+    private FelixClient publishing;
+    private FelixClient subscribing;
+    private Publisher publisher;
+    private Shard shard;
+    /** What the drain looked at when the race was run (null until then). */
+    private final AtomicReference<Delivery> seen = new AtomicReference<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        broker = TestBroker.start(dir);
+        publishing = broker.connect();
+        // A receive queue of 2 under block: the client grants its channel one event of credit at a time.
+        subscribing = broker.connect(b -> b.receiveQueue(2, 1 << 20, ReceivePolicy.BLOCK));
+        publisher = publishing.publisher(REF);
+        assertThat(publisher.publish(bytes("w")).firstOffset()).isZero(); // creates the stream
+        shard = broker.server().broker().stream(new StreamName("t1", "default", "gap-race")).shard(0);
+    }
+
     @AfterEach
-    void unwrap() {
+    void stop() {
         MuxSession.feedWrapperForTests = null;
+        subscribing.close();
+        publishing.close();
+        broker.close();
+    }
+
+    /**
+     * From now on, the first time a drain looks at an item of {@code kind} at a channel's head, {@code payload} is
+     * published straight to the shard and the drain waits until the writer has evicted behind what it saw; then a
+     * {@code drop_old} subscriber with a broker queue of one event.
+     */
+    private Subscription subscribeRacing(Class<? extends Delivery> kind, String payload) {
+        MuxSession.feedWrapperForTests = feed -> new RacingFeed(feed, kind, seen,
+                () -> shard.tryPublish(PublishRequest.of(new byte[][] {bytes(payload)}, null)));
+        return subscribing.subscribe(SubscribeOptions.of(REF).withQueue(QueuePolicy.DROP_OLD, 1));
     }
 
     @Test
     void aGapThatGrowsBetweenTheDrainsLookAndItsTake_reachesTheSubscriberWhole() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir);
-                FelixClient publishing = broker.connect();
-                // A receive queue of 2 under block: the client grants its channel one event of credit at a time.
-                FelixClient subscribing = broker.connect(b -> b.receiveQueue(2, 1 << 20, ReceivePolicy.BLOCK))) {
-            Publisher publisher = publishing.publisher(REF);
-            assertThat(publisher.publish(bytes("w")).firstOffset()).isZero(); // creates the stream
-            Shard shard = broker.server().broker().stream(new StreamName("t1", "default", "gap-race")).shard(0);
-            AtomicReference<Delivery> seen = new AtomicReference<>();
-            MuxSession.feedWrapperForTests = feed -> new RacingFeed(feed, GapNotice.class, seen,
-                    () -> shard.tryPublish(PublishRequest.of(new byte[][] {bytes("d")}, null)));
+        Subscription sub = subscribeRacing(GapNotice.class, "d");
+        assertThat(publisher.publish(bytes("a")).firstOffset()).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> sub.queued() == 1); // a went out: no credit left
+        assertThat(publisher.publish(bytes("b")).firstOffset()).isEqualTo(2); // waits in the broker's queue
+        // c does not fit: b is evicted, the queue holds gap(2..2) and c. Deliveries precede the ack.
+        assertThat(publisher.publish(bytes("c")).firstOffset()).isEqualTo(3);
+        assertThat(seen.get()).as("no drain looked at the gap yet: the channel has no credit").isNull();
 
-            // The broker keeps one event for this subscriber and drops the oldest to make room.
-            Subscription sub = subscribing.subscribe(SubscribeOptions.of(REF).withQueue(QueuePolicy.DROP_OLD, 1));
-            assertThat(publisher.publish(bytes("a")).firstOffset()).isEqualTo(1);
-            await().atMost(Duration.ofSeconds(10)).until(() -> sub.queued() == 1); // a went out: no credit left
-            assertThat(publisher.publish(bytes("b")).firstOffset()).isEqualTo(2); // waits in the broker's queue
-            // c does not fit: b is evicted, the queue holds gap(2..2) and c. Deliveries precede the ack.
-            assertThat(publisher.publish(bytes("c")).firstOffset()).isEqualTo(3);
-            assertThat(seen.get()).as("no drain looked at the gap yet: the channel has no credit").isNull();
+        // Taking a grants one event of credit; the drain looks at gap(2..2), d (offset 4) evicts c behind it,
+        // and the head becomes gap(2..3) before the drain takes it.
+        assertThat(sub.next(Duration.ofSeconds(10))).isInstanceOfSatisfying(Event.class,
+                e -> assertThat(e.offset()).isEqualTo(1));
+        Item second = sub.next(Duration.ofSeconds(10));
+        Item third = sub.next(Duration.ofSeconds(10));
 
-            // Taking a grants one event of credit; the drain looks at gap(2..2), d (offset 4) evicts c behind it,
-            // and the head becomes gap(2..3) before the drain takes it.
-            assertThat(sub.next(Duration.ofSeconds(10))).isInstanceOfSatisfying(Event.class,
-                    e -> assertThat(e.offset()).isEqualTo(1));
-            Item second = sub.next(Duration.ofSeconds(10));
-            Item third = sub.next(Duration.ofSeconds(10));
-
-            assertThat(seen.get()).as("the drain looked at the gap before the writer grew it")
-                    .isInstanceOfSatisfying(GapNotice.class, g -> assertThat(List.of(g.from(), g.to()))
-                            .containsExactly(2L, 2L));
-            assertThat(second).as("c (offset 3) was evicted after the drain looked; the subscriber must hear of it")
-                    .isInstanceOfSatisfying(Gap.class, g -> {
-                        assertThat(g.from()).isEqualTo(2);
-                        assertThat(g.to()).isEqualTo(3);
-                    });
-            assertThat(third).isInstanceOfSatisfying(Event.class, e -> {
-                assertThat(e.offset()).isEqualTo(4);
-                assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo("d");
-            });
-        }
+        assertThat(seen.get()).as("the drain looked at the gap before the writer grew it")
+                .isInstanceOfSatisfying(GapNotice.class, g -> assertThat(List.of(g.from(), g.to()))
+                        .containsExactly(2L, 2L));
+        assertThat(second).as("c (offset 3) was evicted after the drain looked; the subscriber must hear of it")
+                .isInstanceOfSatisfying(Gap.class, g -> {
+                    assertThat(g.from()).isEqualTo(2);
+                    assertThat(g.to()).isEqualTo(3);
+                });
+        assertThat(third).isInstanceOfSatisfying(Event.class, e -> {
+            assertThat(e.offset()).isEqualTo(4);
+            assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo("d");
+        });
     }
 
     @Test
     void aBatchEvictedBetweenTheDrainsLookAndItsTake_isReportedAsAGap_andNotWritten() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir);
-                FelixClient publishing = broker.connect();
-                FelixClient subscribing = broker.connect(b -> b.receiveQueue(2, 1 << 20, ReceivePolicy.BLOCK))) {
-            Publisher publisher = publishing.publisher(REF);
-            assertThat(publisher.publish(bytes("w")).firstOffset()).isZero(); // creates the stream
-            Shard shard = broker.server().broker().stream(new StreamName("t1", "default", "gap-race")).shard(0);
-            AtomicReference<Delivery> seen = new AtomicReference<>();
-            MuxSession.feedWrapperForTests = feed -> new RacingFeed(feed, EventBatch.class, seen,
-                    () -> shard.tryPublish(PublishRequest.of(new byte[][] {bytes("c")}, null)));
+        Subscription sub = subscribeRacing(EventBatch.class, "c");
+        // The drain looks at b (offset 1) with credit to send it; c (offset 2) evicts b before the drain takes it.
+        assertThat(publisher.publish(bytes("b")).firstOffset()).isEqualTo(1);
+        Item first = sub.next(Duration.ofSeconds(10));
+        Item second = sub.next(Duration.ofSeconds(10));
 
-            Subscription sub = subscribing.subscribe(SubscribeOptions.of(REF).withQueue(QueuePolicy.DROP_OLD, 1));
-            // The drain looks at b (offset 1) with credit to send it; c (offset 2) evicts b before the drain takes it.
-            assertThat(publisher.publish(bytes("b")).firstOffset()).isEqualTo(1);
-            Item first = sub.next(Duration.ofSeconds(10));
-            Item second = sub.next(Duration.ofSeconds(10));
-
-            assertThat(seen.get()).as("the drain looked at b before the writer evicted it")
-                    .isInstanceOfSatisfying(EventBatch.class, b -> assertThat(b.baseOffset()).isEqualTo(1));
-            assertThat(first).as("b was evicted, so the subscriber hears of it as a gap, not as an event")
-                    .isInstanceOfSatisfying(Gap.class, g -> {
-                        assertThat(g.from()).isEqualTo(1);
-                        assertThat(g.to()).isEqualTo(1);
-                    });
-            assertThat(second).isInstanceOfSatisfying(Event.class, e -> {
-                assertThat(e.offset()).isEqualTo(2);
-                assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo("c");
-            });
-        }
+        assertThat(seen.get()).as("the drain looked at b before the writer evicted it")
+                .isInstanceOfSatisfying(EventBatch.class, b -> assertThat(b.baseOffset()).isEqualTo(1));
+        assertThat(first).as("b was evicted, so the subscriber hears of it as a gap, not as an event")
+                .isInstanceOfSatisfying(Gap.class, g -> {
+                    assertThat(g.from()).isEqualTo(1);
+                    assertThat(g.to()).isEqualTo(1);
+                });
+        assertThat(second).isInstanceOfSatisfying(Event.class, e -> {
+            assertThat(e.offset()).isEqualTo(2);
+            assertThat(new String(e.payload(), StandardCharsets.UTF_8)).isEqualTo("c");
+        });
     }
 
     private static byte[] bytes(String s) {
