@@ -1,10 +1,11 @@
 package dev.felix.client;
 
-import dev.felix.wire.ErrorCode;
+import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.Capabilities;
+import dev.felix.wire.ErrorCode;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireException;
@@ -155,7 +156,8 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         }
         Outgoing next = outbox.poll();
         if (next == null) {
-            channel.write(first.frame(), first.promise()); // a closed channel fails the promise and releases the frame
+            // A closed channel fails the promise and releases the frame.
+            channel.write(DirectBuffers.forWrite(channel.alloc(), first.frame()), first.promise());
         } else {
             if (batch == null) {
                 batch = new FrameBatch(channel);

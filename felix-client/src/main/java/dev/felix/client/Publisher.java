@@ -1,12 +1,13 @@
 package dev.felix.client;
 
-import dev.felix.wire.ErrorCode;
+import dev.felix.transport.DirectBuffers;
 import dev.felix.wire.AckMode;
 import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.BinaryPublishBatch;
 import dev.felix.wire.BinaryPublishResult;
 import dev.felix.wire.BinaryRoutedPublishBatch;
 import dev.felix.wire.Capabilities;
+import dev.felix.wire.ErrorCode;
 import dev.felix.wire.Message;
 import dev.felix.wire.WirePayload;
 import io.netty.channel.ChannelFuture;
@@ -270,17 +271,17 @@ public final class Publisher implements AutoCloseable {
         }
     }
 
-    /** The frame of {@code message}, or {@code too_large} if its payload is over {@code max_frame_bytes}. */
     /**
-     * The frame of {@code message}, refused before anything is allocated when it is larger than max_frame_bytes.
-     * A binary publish is encoded straight into a pooled direct buffer (what QUIC hands to quiche as it is; a heap
-     * frame would be copied into one first); JSON is encoded as bytes and wrapped.
+     * The frame of {@code message}, refused ({@code too_large}) before anything is allocated when it is larger than
+     * max_frame_bytes. A binary publish is encoded straight into a direct buffer (what QUIC hands to quiche as it is;
+     * a heap frame would be copied into one first), pooled unless it is large ({@link DirectBuffers}); JSON is encoded
+     * as bytes and wrapped.
      */
     private io.netty.buffer.ByteBuf encodeWithin(WirePayload message) {
         if (message instanceof dev.felix.wire.BinaryPayload binary) {
             int length = dev.felix.wire.WireCodec.frameLength(binary);
             checkWithin(length);
-            io.netty.buffer.ByteBuf frame = frames.alloc().directBuffer(length);
+            io.netty.buffer.ByteBuf frame = DirectBuffers.exact(frames.alloc(), length);
             try {
                 dev.felix.wire.WireCodec.encodeFrame(binary, frame.internalNioBuffer(0, length));
             } catch (RuntimeException e) {

@@ -1,5 +1,7 @@
 package dev.felix.server;
 
+import io.netty.buffer.AdaptiveByteBufAllocator;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -22,14 +24,16 @@ import org.slf4j.LoggerFactory;
  * <ul>
  * <li>with the pooled allocator, each event loop frees its thread-local buffer cache
  *     ({@code PooledByteBufAllocator.trimCurrentThreadCache}), so chunks that then hold nothing are released;</li>
+ * <li>with Netty 4.2's default {@code adaptive} allocator, its large-buffer chunks are cycled
+ *     ({@link #recycleLargeBufferChunks});</li>
  * <li>a garbage collection is requested: unreachable direct buffers are freed and G1 returns the heap it no
  *     longer needs to the operating system.</li>
  * </ul>
- * The trim runs only when no client is connected, so it never touches the hot path. Netty 4.2's default
- * {@code adaptive} allocator has no trim: it releases chunks only as later allocations poll its reuse queue
- * (see {@code docs/operations.md}, "Memory when idle").
+ * The trim runs only when no client is connected, so it never touches the hot path (see {@code docs/operations.md},
+ * "Memory when idle").
  *
- * <p><b>Threads.</b> One daemon timer thread checks every second; the trims run on the event loops.
+ * <p><b>Threads.</b> One daemon timer thread checks every second and runs the trim; the pooled allocator's cache trims
+ * run on the event loops (each trims its own).
  */
 public final class IdleMemory implements AutoCloseable {
 
@@ -101,6 +105,8 @@ public final class IdleMemory implements AutoCloseable {
                 loop.submit(() -> PooledByteBufAllocator.DEFAULT.trimCurrentThreadCache())
                         .awaitUninterruptibly(1_000);
             }
+        } else if (ByteBufAllocator.DEFAULT instanceof AdaptiveByteBufAllocator adaptive) {
+            recycleLargeBufferChunks(adaptive);
         }
         System.gc(); // no client is connected: a pause here delays no one
         lastBefore = before;
@@ -108,6 +114,45 @@ public final class IdleMemory implements AutoCloseable {
         trims.incrementAndGet();
         LOG.info("no client for {} s: memory trimmed (netty direct memory {} KiB -> {} KiB)",
                 TimeUnit.NANOSECONDS.toSeconds(trimAfterNanos), before >> 10, nettyDirectMemory() >> 10);
+    }
+
+    /** Size of the buffers {@link #recycleLargeBufferChunks} allocates: above the largest size class, so large. */
+    static final int RECYCLE_PROBE_BYTES = 64 << 10;
+    /** Most probes one recycle holds: enough to use up three chunks of the largest size (8 MiB). */
+    static final int RECYCLE_MAX_PROBES = 3 * (8 << 20) / RECYCLE_PROBE_BYTES;
+
+    /**
+     * Lets Netty's adaptive allocator drop the large-buffer chunks it keeps for reuse beyond its reuse limit. It
+     * serves buffers above 16 KiB from chunks shared by all threads (up to 8 MiB each) and keeps a chunk handed back
+     * while some of its buffers were still in use; it trims that cache only when another chunk is handed back, so
+     * after a burst with many buffers in flight (shared delivery frames waiting for slow subscribers) it kept them
+     * all once every client had gone (52 chunks, 104 MiB, in {@code ChurnLeakSoakTest}). Allocating large buffers
+     * until a chunk is used up hands one back, and the allocator then frees the free chunks past its limit. It
+     * stops as soon as the pool shrinks, or when it had to take a new chunk (there was nothing to free).
+     *
+     * <p>Uses only the allocator's public API, but relies on how this version (Netty 4.2.18) manages its chunks:
+     * with another behaviour it frees nothing and costs a few hundred allocations. {@code ChurnLeakSoakTest}
+     * checks that it gives the memory back.
+     *
+     * @return the allocator's direct memory after it (bytes)
+     */
+    public static long recycleLargeBufferChunks(AdaptiveByteBufAllocator allocator) {
+        long start = allocator.metric().usedDirectMemory();
+        ByteBuf[] held = new ByteBuf[RECYCLE_MAX_PROBES];
+        int n = 0;
+        try {
+            while (n < held.length) {
+                held[n++] = allocator.directBuffer(RECYCLE_PROBE_BYTES, RECYCLE_PROBE_BYTES);
+                if (allocator.metric().usedDirectMemory() != start) {
+                    break;
+                }
+            }
+        } finally {
+            for (int i = 0; i < n; i++) {
+                held[i].release();
+            }
+        }
+        return allocator.metric().usedDirectMemory();
     }
 
     @Override

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Memory when idle: a broker loaded by clients that then all leave runs its idle trim once no client has been
  * connected for the trim delay, and {@code felix_netty_direct_memory_bytes} shows Netty's direct memory. Prints
- * direct memory and RSS at start, under load, just before and after the trim. Measured here (Netty 4.2.18): the
- * trim gives back nothing of Netty's pooled direct memory with either the adaptive (default) or the pooled
- * allocator; see {@code docs/operations.md}, "Memory when idle".
+ * direct memory and RSS at start, under load, just before and after the trim. What the trim gives back depends on
+ * what the load left in flight: {@link LargeBufferRecycleTest} and {@code ChurnLeakSoakTest} check that it frees the
+ * large-buffer chunks the adaptive allocator kept; see {@code docs/operations.md}, "Memory when idle".
  */
 @Timeout(120)
 class IdleMemoryTest {

@@ -30,8 +30,9 @@ import java.util.List;
  *
  * <p><b>Threads and buffers.</b> Confined to the channel's event loop. A frame handed to {@link #add} is owned (and
  * released) here from the call on; a written buffer is the channel's once written, or the caller's once
- * {@link #take taken}. Promises of the frames of a write complete when that write does. Gathering, a large frame on
- * the heap is copied into a direct buffer first (QUIC hands quiche direct memory only; it would copy it anyway).
+ * {@link #take taken}. Promises of the frames of a write complete when that write does. A large frame on the heap is
+ * copied into a direct buffer first ({@link DirectBuffers#copyOf}: QUIC hands quiche direct memory only, and Netty's
+ * stream would copy it into a pooled buffer of any size).
  */
 public final class FrameBatch {
 
@@ -82,12 +83,14 @@ public final class FrameBatch {
     public void add(ByteBuf frame, ChannelPromise promise) {
         int len = frame.readableBytes();
         if (len > COPY_LIMIT) {
+            // QUIC hands quiche direct memory only: a heap frame is copied here, where its size picks the buffer,
+            // rather than by Netty's stream, which would take any size from the pool (see DirectBuffers).
+            ByteBuf part = frame.isDirect() ? frame : DirectBuffers.copyOf(channel.alloc(), frame);
             if (!gather) {
                 write();
-                channel.write(frame, promise != null ? promise : channel.voidPromise());
+                channel.write(part, promise != null ? promise : channel.voidPromise());
                 return;
             }
-            ByteBuf part = frame.isDirect() ? frame : direct(frame);
             attach(promise);
             gather(part);
             return;
@@ -154,16 +157,6 @@ public final class FrameBatch {
             gathered = channel.alloc().compositeDirectBuffer(MAX_PARTS + 1);
         }
         gathered.addComponent(true, part);
-    }
-
-    /** A heap frame copied into a pooled direct buffer (released here). */
-    private ByteBuf direct(ByteBuf heap) {
-        try {
-            ByteBuf copy = channel.alloc().directBuffer(heap.readableBytes());
-            return copy.writeBytes(heap, heap.readerIndex(), heap.readableBytes());
-        } finally {
-            heap.release();
-        }
     }
 
     /** What the next write carries, now taken: the gathered parts with the merged buffer last, or the merged buffer. */

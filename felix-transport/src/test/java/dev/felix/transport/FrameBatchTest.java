@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
@@ -60,6 +61,25 @@ class FrameBatchTest {
     }
 
     @Test
+    void aLargeFrameOnTheHeap_isWrittenAsADirectCopy_fromThePoolUpToItsLimit_andUnpooledAbove() {
+        String pooled = "p".repeat(DirectBuffers.POOLED_MAX_BYTES);
+        String large = "q".repeat(DirectBuffers.POOLED_MAX_BYTES + 1);
+        ByteBuf a = frame(pooled);
+        ByteBuf b = frame(large);
+        ChannelPromise promise = channel.newPromise();
+        batch.add(a, null);
+        batch.add(b, promise);
+        assertThat(a.refCnt()).as("copied and released").isZero();
+        assertThat(b.refCnt()).as("copied and released").isZero();
+
+        batch.write();
+
+        assertThat(recorder.writes).containsExactly(pooled, large);
+        assertThat(recorder.directFrom).containsExactly(channel.alloc(), UnpooledByteBufAllocator.DEFAULT);
+        assertThat(promise.isSuccess()).isTrue();
+    }
+
+    @Test
     void aBurstPastTheMergeLimitStartsANewBuffer() {
         String chunk = "z".repeat(FrameBatch.COPY_LIMIT);
         for (int i = 0; i < 5; i++) { // 5 x 16 KiB: four fill 64 KiB, the fifth starts the next buffer
@@ -103,6 +123,7 @@ class FrameBatchTest {
 
         assertThat(recorder.writes).containsExactly(big);
         assertThat(recorder.parts).as("one buffer, not a composite of one").containsExactly(1);
+        assertThat(recorder.directFrom).as("a pooled direct copy").containsExactly(channel.alloc());
     }
 
     @Test

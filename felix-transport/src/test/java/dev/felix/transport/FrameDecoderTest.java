@@ -32,6 +32,15 @@ class FrameDecoderTest {
     /** Validates the test header; counts calls and checks it is only ever handed a whole header. */
     private static final class Validator implements FrameDecoder.HeaderValidator {
         final AtomicInteger calls = new AtomicInteger();
+        private final long max;
+
+        Validator() {
+            this(MAX);
+        }
+
+        Validator(long max) {
+            this.max = max;
+        }
 
         @Override
         public long payloadLength(java.nio.ByteBuffer header, StringBuilder problem) {
@@ -43,8 +52,8 @@ class FrameDecoderTest {
                 problem.append("bad magic 0x").append(Integer.toHexString(magic));
                 return -1;
             }
-            if (length > MAX) {
-                problem.append("declared payload length ").append(length).append(" exceeds max_frame_bytes ").append(MAX);
+            if (length > max) {
+                problem.append("declared payload length ").append(length).append(" exceeds max_frame_bytes ").append(max);
                 return -1;
             }
             return length;
@@ -88,7 +97,11 @@ class FrameDecoderTest {
 
     /** Feeds {@code stream} cut at {@code cuts} (ascending positions); returns what came out, in order. */
     private static Fed feed(byte[] stream, int[] cuts, ByteBufAllocator alloc) {
-        Validator validator = new Validator();
+        return feed(stream, cuts, alloc, MAX);
+    }
+
+    private static Fed feed(byte[] stream, int[] cuts, ByteBufAllocator alloc, long max) {
+        Validator validator = new Validator(max);
         FrameDecoder decoder = new FrameDecoder(HEADER, validator);
         EmbeddedChannel channel = new EmbeddedChannel();
         if (alloc != null) {
@@ -216,6 +229,53 @@ class FrameDecoderTest {
         fed.assertNoLeak();
     }
 
+    // ------------------------------------------------------------------ large frames
+
+    /** Reads of at most 64 KiB, as Netty's QUIC stream gives them, cut at random points. */
+    private static int[] streamReads(int length, Random random) {
+        List<Integer> cuts = new ArrayList<>();
+        for (int at = 1 + random.nextInt(64 << 10); at < length; at += 1 + random.nextInt(64 << 10)) {
+            cuts.add(at);
+        }
+        return cuts.stream().mapToInt(Integer::intValue).toArray();
+    }
+
+    @Test
+    void largeFramesInReadsOf64KiB_comeOutWhole_andThePoolIsNeverAskedForMoreThanItsLimit() {
+        Random random = new Random(7);
+        for (int round = 0; round < 40; round++) {
+            List<byte[]> frames = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                int size = switch (random.nextInt(4)) {
+                    case 0 -> random.nextInt(100); // small
+                    case 1 -> (64 << 10) - HEADER + random.nextInt(200); // about the own-buffer threshold
+                    case 2 -> 100 << 10; // above the threshold, within the pool's limit
+                    default -> (128 << 10) + random.nextInt(1 << 20); // above the pool's limit
+                };
+                frames.add(frame(size, round * 10 + i));
+            }
+            byte[] stream = concat(frames);
+            GrowthlessAllocator alloc = new GrowthlessAllocator();
+
+            assertFramesWhole(feed(stream, streamReads(stream.length, random), alloc, 2 << 20), frames);
+
+            assertThat(alloc.largest.get()).as("round %d: largest buffer asked of the channel's allocator", round)
+                    .isLessThanOrEqualTo(DirectBuffers.POOLED_MAX_BYTES);
+        }
+    }
+
+    @Test
+    void aLargeFrameFollowedInTheSameReadByTheNextFrames_givesEachWhole() {
+        List<byte[]> frames = List.of(frame(3, 1), frame(300 << 10, 2), frame(5, 3), frame(70 << 10, 4), frame(0, 5));
+        byte[] stream = concat(frames);
+        int largeEnd = frames.get(0).length + frames.get(1).length;
+        // The large frame's last bytes arrive with all that follows; then the same with the 70 KiB frame cut early.
+        assertFramesWhole(feed(stream, new int[] {10, 100 << 10, largeEnd - 7}, new GrowthlessAllocator(), 1 << 20),
+                frames);
+        assertFramesWhole(feed(stream, new int[] {largeEnd - 1, largeEnd + 40}, new GrowthlessAllocator(), 1 << 20),
+                frames);
+    }
+
     // ------------------------------------------------------------------ oversize and bad headers
 
     @Test
@@ -274,6 +334,35 @@ class FrameDecoderTest {
         Validator v = new Validator();
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> new FrameDecoder(0, v))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("headerLength must be positive: 0");
+    }
+
+    /**
+     * Direct buffers that cannot grow past what was asked for, so a cumulation that needs more room asks the
+     * allocator again (Netty then replaces it) and {@link #largest} sees every size the decoder's cumulation took.
+     */
+    private static final class GrowthlessAllocator extends AbstractByteBufAllocator {
+        final AtomicLong largest = new AtomicLong();
+
+        GrowthlessAllocator() {
+            super(true);
+        }
+
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            largest.accumulateAndGet(initialCapacity, Math::max);
+            return Unpooled.buffer(initialCapacity, initialCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            largest.accumulateAndGet(initialCapacity, Math::max);
+            return Unpooled.directBuffer(initialCapacity, initialCapacity);
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return true;
+        }
     }
 
     /** Unpooled heap buffers that remember the largest capacity anyone asked for. */

@@ -19,6 +19,8 @@ final class WriteRecorder extends ChannelOutboundHandlerAdapter {
     final List<String> writes = new ArrayList<>();
     /** For each write, the buffers it is made of (a composite's parts). */
     final List<Integer> parts = new ArrayList<>();
+    /** For each write, the allocator of its buffer (null for a heap buffer: QUIC would copy it). */
+    final List<io.netty.buffer.ByteBufAllocator> directFrom = new ArrayList<>();
     int flushes;
     boolean failing;
 
@@ -27,6 +29,7 @@ final class WriteRecorder extends ChannelOutboundHandlerAdapter {
         ByteBuf b = (ByteBuf) msg;
         writes.add(b.toString(StandardCharsets.US_ASCII));
         parts.add(b instanceof io.netty.buffer.CompositeByteBuf c ? c.numComponents() : 1);
+        directFrom.add(b.isDirect() ? b.alloc() : null);
         b.release();
         if (failing) {
             promise.tryFailure(new IOException("stream reset"));

@@ -2,6 +2,7 @@ package dev.felix.server.protocol;
 
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
+import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.StreamEnds;
 import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.FrameFlags;
@@ -152,7 +153,7 @@ final class StreamSession {
     }
 
     void write(Message message) {
-        channel.writeAndFlush(Frames.json(message), channel.voidPromise());
+        channel.writeAndFlush(DirectBuffers.forWrite(channel.alloc(), Frames.json(message)), channel.voidPromise());
     }
 
     void write(BinaryPublishAck ack) {
