@@ -53,7 +53,8 @@ class FrameDecoderTest {
                 return -1;
             }
             if (length > max) {
-                problem.append("declared payload length ").append(length).append(" exceeds max_frame_bytes ").append(max);
+                problem.append("declared payload length ").append(length).append(" exceeds max_frame_bytes ")
+                        .append(max);
                 return -1;
             }
             return length;
@@ -255,7 +256,7 @@ class FrameDecoderTest {
                 frames.add(frame(size, round * 10 + i));
             }
             byte[] stream = concat(frames);
-            GrowthlessAllocator alloc = new GrowthlessAllocator();
+            RecordingAllocator alloc = new RecordingAllocator(false);
 
             assertFramesWhole(feed(stream, streamReads(stream.length, random), alloc, 2 << 20), frames);
 
@@ -270,9 +271,9 @@ class FrameDecoderTest {
         byte[] stream = concat(frames);
         int largeEnd = frames.get(0).length + frames.get(1).length;
         // The large frame's last bytes arrive with all that follows; then the same with the 70 KiB frame cut early.
-        assertFramesWhole(feed(stream, new int[] {10, 100 << 10, largeEnd - 7}, new GrowthlessAllocator(), 1 << 20),
+        assertFramesWhole(feed(stream, new int[] {10, 100 << 10, largeEnd - 7}, new RecordingAllocator(false), 1 << 20),
                 frames);
-        assertFramesWhole(feed(stream, new int[] {largeEnd - 1, largeEnd + 40}, new GrowthlessAllocator(), 1 << 20),
+        assertFramesWhole(feed(stream, new int[] {largeEnd - 1, largeEnd + 40}, new RecordingAllocator(false), 1 << 20),
                 frames);
     }
 
@@ -337,52 +338,33 @@ class FrameDecoderTest {
     }
 
     /**
-     * Direct buffers that cannot grow past what was asked for, so a cumulation that needs more room asks the
-     * allocator again (Netty then replaces it) and {@link #largest} sees every size the decoder's cumulation took.
+     * Unpooled buffers that remember the largest capacity anyone asked for. Growable ones (heap) grow as Netty's do;
+     * the others (direct) cannot grow past what was asked for, so a cumulation that needs more room asks the allocator
+     * again (Netty then replaces it) and {@link #largest} sees every size the decoder's cumulation took.
      */
-    private static final class GrowthlessAllocator extends AbstractByteBufAllocator {
-        final AtomicLong largest = new AtomicLong();
-
-        GrowthlessAllocator() {
-            super(true);
-        }
-
-        @Override
-        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
-            largest.accumulateAndGet(initialCapacity, Math::max);
-            return Unpooled.buffer(initialCapacity, initialCapacity);
-        }
-
-        @Override
-        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
-            largest.accumulateAndGet(initialCapacity, Math::max);
-            return Unpooled.directBuffer(initialCapacity, initialCapacity);
-        }
-
-        @Override
-        public boolean isDirectBufferPooled() {
-            return true;
-        }
-    }
-
-    /** Unpooled heap buffers that remember the largest capacity anyone asked for. */
     private static final class RecordingAllocator extends AbstractByteBufAllocator {
         final AtomicLong largest = new AtomicLong();
+        private final boolean growable;
 
         RecordingAllocator() {
-            super(false);
+            this(true);
+        }
+
+        RecordingAllocator(boolean growable) {
+            super(!growable);
+            this.growable = growable;
         }
 
         @Override
         protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
             largest.accumulateAndGet(initialCapacity, Math::max);
-            return Unpooled.buffer(initialCapacity, maxCapacity);
+            return Unpooled.buffer(initialCapacity, growable ? maxCapacity : initialCapacity);
         }
 
         @Override
         protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
             largest.accumulateAndGet(initialCapacity, Math::max);
-            return Unpooled.directBuffer(initialCapacity, maxCapacity);
+            return Unpooled.directBuffer(initialCapacity, growable ? maxCapacity : initialCapacity);
         }
 
         @Override
