@@ -94,7 +94,12 @@ public final class IdleMemory implements AutoCloseable {
         }
         if (!trimmedThisIdle && now - busySince >= trimAfterNanos) {
             trimmedThisIdle = true;
-            trim();
+            try {
+                trim();
+            } catch (RuntimeException | Error e) {
+                // Logged, not thrown: a task that throws is never scheduled again, and later idle periods still trim.
+                LOG.warn("idle memory trim failed", e);
+            }
         }
     }
 
@@ -128,7 +133,8 @@ public final class IdleMemory implements AutoCloseable {
      * after a burst with many buffers in flight (shared delivery frames waiting for slow subscribers) it kept them
      * all once every client had gone (52 chunks, 104 MiB, in {@code ChurnLeakSoakTest}). Allocating large buffers
      * until a chunk is used up hands one back, and the allocator then frees the free chunks past its limit. It
-     * stops as soon as the pool shrinks, or when it had to take a new chunk (there was nothing to free).
+     * stops as soon as the pool shrinks, or when it had to take a new chunk (there was nothing to free; that chunk
+     * stays as the current one of a magazine, so repeated trims of an idle pool add at most a magazine's chunks).
      *
      * <p>Uses only the allocator's public API, but relies on how this version (Netty 4.2.18) manages its chunks:
      * with another behaviour it frees nothing and costs a few hundred allocations. {@code ChurnLeakSoakTest}
@@ -142,7 +148,8 @@ public final class IdleMemory implements AutoCloseable {
         int n = 0;
         try {
             while (n < held.length) {
-                held[n++] = allocator.directBuffer(RECYCLE_PROBE_BYTES, RECYCLE_PROBE_BYTES);
+                ByteBuf probe = allocator.directBuffer(RECYCLE_PROBE_BYTES, RECYCLE_PROBE_BYTES);
+                held[n++] = probe;
                 if (allocator.metric().usedDirectMemory() != start) {
                     break;
                 }

@@ -85,7 +85,15 @@ public final class FrameBatch {
         if (len > COPY_LIMIT) {
             // QUIC hands quiche direct memory only: a heap frame is copied here, where its size picks the buffer,
             // rather than by Netty's stream, which would take any size from the pool (see DirectBuffers).
-            ByteBuf part = frame.isDirect() ? frame : DirectBuffers.copyOf(channel.alloc(), frame);
+            ByteBuf part;
+            try {
+                part = frame.isDirect() ? frame : DirectBuffers.copyOf(channel.alloc(), frame);
+            } catch (RuntimeException | Error e) { // no direct memory left: the frame is released, its promise fails
+                if (promise != null) {
+                    promise.tryFailure(e);
+                }
+                throw e;
+            }
             if (!gather) {
                 write();
                 channel.write(part, promise != null ? promise : channel.voidPromise());

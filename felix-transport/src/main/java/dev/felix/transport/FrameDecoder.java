@@ -22,13 +22,13 @@ import java.util.List;
  * header it emits a {@link BadHeader} and discards the rest of the stream, since a stream that lost
  * framing cannot be resynchronised.
  *
- * <p><b>Large frames.</b> Bytes are gathered as {@code ByteToMessageDecoder} does (into the pooled cumulation,
- * which grows by doubling) except while a frame larger than {@link #OWN_BUFFER_ABOVE_BYTES} is incomplete: its bytes
- * go into one buffer of exactly its size, from {@link DirectBuffers#exact} (so from the pool only up to its limit),
- * which is copied into once. A cumulation then never grows past that limit, however large the frames: it holds a
- * partial frame of at most 64 KiB and one read (Netty's stream reads at most 64 KiB at a time). Bytes of the next
- * frames that arrive in the same read as its end follow it as a second part of a composite cumulation (the frame
- * itself is then a slice of its own buffer), and are copied out of it into a pooled buffer at the next read.
+ * <p><b>Large frames.</b> While a frame larger than {@link #OWN_BUFFER_ABOVE_BYTES} is incomplete, its bytes are kept
+ * as they arrived (the received buffers, as parts of a composite cumulation): memory follows the bytes received,
+ * never the length a header declares. Once it is whole it is copied once into a buffer of exactly its size from
+ * {@link DirectBuffers#exact} (so from the pool only up to its limit), and emitted as that buffer. Smaller frames are
+ * gathered as {@code ByteToMessageDecoder}'s merge does, except that a cumulation that needs more room is replaced by
+ * one of the size it needs instead of grown by doubling. So no buffer this decoder asks the pool for exceeds
+ * {@link DirectBuffers#POOLED_MAX_BYTES} (Netty's stream reads at most 64 KiB at a time).
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
 
@@ -69,8 +69,6 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private final java.nio.ByteBuffer headerView;
     /** Filled by the validator only for a bad header (the stream ends then), so one per decoder is enough. */
     private final StringBuilder problem = new StringBuilder();
-    /** The buffer of exactly the pending large frame's size that its bytes go into (null when there is none). */
-    private ByteBuf largeFrame;
 
     public FrameDecoder(int headerLength, HeaderValidator validator) {
         if (headerLength <= 0) {
@@ -83,53 +81,41 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         setCumulator(this::cumulate);
     }
 
-    /** Gathers {@code in} after {@code cumulation}: as Netty's merge does, but a large frame into its own buffer. */
+    /**
+     * Gathers {@code in} after {@code cumulation} (both released here, or kept in what is returned). While a large
+     * frame is incomplete its bytes are kept as they arrived, as parts of a composite: memory follows the bytes
+     * received (bounded by the stream's flow control), never the length a header declares, and nothing is copied
+     * until the frame is whole ({@link #decode}). Otherwise the unread bytes and the read are merged, in place when the
+     * cumulation has room without growing, else into a fresh pooled buffer of their size: a partial frame of at most
+     * 64 KiB and one read, so never more than the pool's limit (Netty's merge would grow the cumulation in place by
+     * doubling, read bytes included, for up to 16 reads before it discards them).
+     */
     private ByteBuf cumulate(ByteBufAllocator alloc, ByteBuf cumulation, ByteBuf in) {
-        long frameLength = pendingLength < 0 ? -1 : headerLength + pendingLength;
         if (failed || cumulation == in || !cumulation.isReadable()) {
             return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
-        if (frameLength <= OWN_BUFFER_ABOVE_BYTES) {
-            if (cumulation instanceof CompositeByteBuf) {
-                // What followed a large frame: copied out, for Netty's merge would grow the composite by doubling
-                // its whole capacity, the large frame's included.
-                ByteBuf merged = alloc.directBuffer(cumulation.readableBytes() + in.readableBytes());
-                try {
-                    return merged.writeBytes(cumulation).writeBytes(in);
-                } finally {
-                    cumulation.release();
-                    in.release();
-                }
-            }
-            return MERGE_CUMULATOR.cumulate(alloc, cumulation, in);
+        if (pendingLength >= 0 && headerLength + pendingLength > OWN_BUFFER_ABOVE_BYTES) {
+            return COMPOSITE_CUMULATOR.cumulate(alloc, cumulation, in);
         }
-        // A large frame is pending. Its header (and any payload so far) is all the cumulation holds unread: the
-        // frames before it were emitted, and it is not whole yet.
-        boolean fresh = cumulation != largeFrame;
-        ByteBuf own = fresh ? DirectBuffers.exact(alloc, (int) frameLength) : cumulation;
-        ByteBuf result;
+        int required = in.readableBytes();
+        if (!(cumulation instanceof CompositeByteBuf) && cumulation.refCnt() == 1 && !cumulation.isReadOnly()
+                && required <= cumulation.maxFastWritableBytes()) {
+            return MERGE_CUMULATOR.cumulate(alloc, cumulation, in); // fits as it is: written in place
+        }
+        ByteBuf merged = null;
         try {
-            if (fresh) {
-                own.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes());
-            }
-            int take = Math.min(own.writableBytes(), in.readableBytes());
-            own.writeBytes(in, in.readerIndex(), take);
-            in.skipBytes(take);
-            // What the read carries past the frame's end goes after it, uncopied.
-            result = in.isReadable() ? alloc.compositeDirectBuffer(2).addComponents(true, own, in.retain()) : own;
+            merged = alloc.directBuffer(cumulation.readableBytes() + required);
+            merged.writeBytes(cumulation, cumulation.readerIndex(), cumulation.readableBytes()).writeBytes(in);
         } catch (RuntimeException | Error e) {
-            if (fresh) {
-                own.release();
+            if (merged != null) {
+                merged.release();
             }
+            in.release(); // the cumulation stays the decoder's
             throw e;
-        } finally {
-            in.release();
         }
-        if (fresh) {
-            cumulation.release();
-        }
-        largeFrame = result == own ? own : null;
-        return result;
+        cumulation.release();
+        in.release();
+        return merged;
     }
 
     @Override
@@ -161,9 +147,24 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             if (in.readableBytes() < frameLength) {
                 return; // wait for the rest; the length was bounded by the validator
             }
-            out.add(in.readRetainedSlice((int) frameLength));
+            if (length + headerLength > OWN_BUFFER_ABOVE_BYTES && in instanceof CompositeByteBuf parts) {
+                // A large frame gathered in parts: copied once into a buffer of its own (pooled only up to the
+                // pool's limit), and the parts it used go back at once.
+                ByteBuf frame = DirectBuffers.exact(ctx.alloc(), (int) frameLength);
+                try {
+                    in.readBytes(frame, (int) frameLength);
+                } catch (RuntimeException e) {
+                    frame.release();
+                    throw e;
+                }
+                out.add(frame);
+                if (parts.refCnt() == 1) { // no slice of it is out: its indexes may move
+                    parts.discardReadComponents();
+                }
+            } else {
+                out.add(in.readRetainedSlice((int) frameLength));
+            }
             pendingLength = -1;
-            largeFrame = null;
         }
     }
 

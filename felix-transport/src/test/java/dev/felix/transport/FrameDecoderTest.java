@@ -6,6 +6,8 @@ import io.netty.buffer.AbstractByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -260,9 +262,83 @@ class FrameDecoderTest {
 
             assertFramesWhole(feed(stream, streamReads(stream.length, random), alloc, 2 << 20), frames);
 
-            assertThat(alloc.largest.get()).as("round %d: largest buffer asked of the channel's allocator", round)
+            assertThat(alloc.largestCapacity()).as("round %d: largest buffer of the channel's allocator", round)
                     .isLessThanOrEqualTo(DirectBuffers.POOLED_MAX_BYTES);
         }
+    }
+
+    @Test
+    void framesReleasedAsTheyArrive_16ReadsPerWakeup_growNoBufferPastThePoolsLimit() {
+        // As on the broker: each frame is handled and released at once, so the cumulation could grow in place, and
+        // a wakeup brings up to 16 reads before the read bytes are discarded.
+        Random random = new Random(11);
+        List<byte[]> frames = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            frames.add(frame(random.nextInt(4) == 0 ? (200 << 10) + random.nextInt(1 << 18) : random.nextInt(40 << 10), i));
+        }
+        byte[] stream = concat(frames);
+        RecordingAllocator alloc = new RecordingAllocator(true);
+        EmbeddedChannel channel = new EmbeddedChannel();
+        channel.config().setAllocator(alloc);
+        List<byte[]> got = new ArrayList<>();
+        channel.pipeline().addLast(new FrameDecoder(HEADER, new Validator(1 << 20)), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                ByteBuf b = (ByteBuf) msg;
+                byte[] copy = new byte[b.readableBytes()];
+                b.readBytes(copy);
+                b.release();
+                got.add(copy);
+            }
+        });
+        int[] cuts = streamReads(stream.length, random);
+        List<ByteBuf> inputs = new ArrayList<>();
+        for (int i = 0, from = 0; i <= cuts.length; ) {
+            List<ByteBuf> wakeup = new ArrayList<>();
+            for (int r = 0; r < 16 && i <= cuts.length; r++, i++) {
+                int to = i < cuts.length ? cuts[i] : stream.length;
+                ByteBuf piece = Unpooled.directBuffer(to - from).writeBytes(stream, from, to - from);
+                wakeup.add(piece);
+                from = to;
+            }
+            inputs.addAll(wakeup);
+            channel.writeInbound(wakeup.toArray());
+        }
+
+        assertThat(got).hasSameSizeAs(frames);
+        for (int i = 0; i < frames.size(); i++) {
+            assertThat(got.get(i)).as("frame %d", i).isEqualTo(frames.get(i));
+        }
+        assertThat(alloc.largestCapacity()).as("largest buffer of the channel's allocator, grown in place or not")
+                .isLessThanOrEqualTo(DirectBuffers.POOLED_MAX_BYTES);
+        channel.finishAndReleaseAll();
+        assertThat(inputs).allSatisfy(in -> assertThat(in.refCnt()).isZero());
+    }
+
+    @Test
+    void aHeaderDeclaringALargeFrame_allocatesNothingOfThatSize_beforeItsBytesArrive() {
+        // 64 streams each declaring 1 MiB and sending 100 bytes of it: memory must follow the bytes received.
+        long before = directMemoryInUse();
+        List<EmbeddedChannel> streams = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            EmbeddedChannel channel = new EmbeddedChannel(new FrameDecoder(HEADER, new Validator(2 << 20)));
+            byte[] start = java.util.Arrays.copyOf(frame(1 << 20, i), HEADER + 100);
+            channel.writeInbound(Unpooled.wrappedBuffer(start, 0, HEADER + 10));
+            channel.writeInbound(Unpooled.wrappedBuffer(start, HEADER + 10, 90));
+            streams.add(channel);
+        }
+        long grown = directMemoryInUse() - before;
+        streams.forEach(EmbeddedChannel::finishAndReleaseAll);
+        assertThat(grown).as("direct memory taken by 64 partial frames of 100 bytes").isLessThan(16L << 20);
+    }
+
+    /** Direct memory in use: Netty's own (malloc) and the JDK's ({@code ByteBuffer.allocateDirect}). */
+    private static long directMemoryInUse() {
+        long netty = Math.max(0, io.netty.util.internal.PlatformDependent.usedDirectMemory());
+        long jdk = java.lang.management.ManagementFactory.getPlatformMXBeans(java.lang.management.BufferPoolMXBean.class)
+                .stream().filter(b -> b.getName().equals("direct")).mapToLong(java.lang.management.BufferPoolMXBean::getMemoryUsed)
+                .sum();
+        return netty + jdk;
     }
 
     @Test
@@ -345,6 +421,12 @@ class FrameDecoderTest {
     private static final class RecordingAllocator extends AbstractByteBufAllocator {
         final AtomicLong largest = new AtomicLong();
         private final boolean growable;
+        private final List<ByteBuf> made = new ArrayList<>();
+
+        /** The largest capacity asked for or reached by growing in place, by any buffer this allocator made. */
+        long largestCapacity() {
+            return Math.max(largest.get(), made.stream().mapToLong(ByteBuf::capacity).max().orElse(0));
+        }
 
         RecordingAllocator() {
             this(true);
@@ -358,13 +440,17 @@ class FrameDecoderTest {
         @Override
         protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
             largest.accumulateAndGet(initialCapacity, Math::max);
-            return Unpooled.buffer(initialCapacity, growable ? maxCapacity : initialCapacity);
+            ByteBuf b = Unpooled.buffer(initialCapacity, growable ? maxCapacity : initialCapacity);
+            made.add(b);
+            return b;
         }
 
         @Override
         protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
             largest.accumulateAndGet(initialCapacity, Math::max);
-            return Unpooled.directBuffer(initialCapacity, growable ? maxCapacity : initialCapacity);
+            ByteBuf b = Unpooled.directBuffer(initialCapacity, growable ? maxCapacity : initialCapacity);
+            made.add(b);
+            return b;
         }
 
         @Override
