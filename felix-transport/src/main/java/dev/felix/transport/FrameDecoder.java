@@ -13,7 +13,8 @@ import java.util.List;
  *
  * <p><b>Threads and buffers.</b> Not sharable: one instance per stream pipeline, called only on that stream's
  * event loop. Its cumulation buffer is its own (released by {@code ByteToMessageDecoder} when the handler is
- * removed); each emitted frame is a retained slice the next handler owns and must release.
+ * removed); each emitted frame is a retained slice of it (a large frame gathered in parts: a buffer of its own), which
+ * the next handler owns and must release.
  *
  * <p>The header is validated by a {@link HeaderValidator} <em>before</em> any payload is buffered, so
  * an oversized or malformed declaration costs nothing; each header is validated exactly once, when its
