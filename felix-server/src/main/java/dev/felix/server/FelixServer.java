@@ -18,6 +18,7 @@ import dev.felix.server.metrics.BrokerMetrics;
 import dev.felix.server.protocol.ServerContext;
 import dev.felix.server.protocol.StreamInitializers;
 import dev.felix.storage.DataDirLock;
+import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.QuicServer;
 import dev.felix.transport.TlsMaterial;
 import java.io.IOException;
@@ -209,7 +210,8 @@ public final class FelixServer implements AutoCloseable {
             server.member = member;
             server.relayed = relayed;
             server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
-            metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory);
+            metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory,
+                    DirectBuffers::largeBuffersCachedBytes);
             metrics.bindHeapSoftMax(HeapSoftMax::current);
             server.heapPages = HeapPages.current();
             metrics.bindHeapHugePages(server.heapPages.huge());

@@ -1,5 +1,6 @@
 package dev.felix.server;
 
+import dev.felix.transport.DirectBuffers;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  *     ({@code PooledByteBufAllocator.trimCurrentThreadCache}), so chunks that then hold nothing are released;</li>
  * <li>with Netty 4.2's default {@code adaptive} allocator, its large-buffer chunks are cycled
  *     ({@link #recycleLargeBufferChunks});</li>
+ * <li>the memory of released buffers over 128 KiB kept for reuse is freed ({@link DirectBuffers#trimLargeBuffers});</li>
  * <li>a garbage collection is requested: unreachable direct buffers are freed and G1 returns the heap it no
  *     longer needs to the operating system.</li>
  * </ul>
@@ -113,12 +115,14 @@ public final class IdleMemory implements AutoCloseable {
         } else if (ByteBufAllocator.DEFAULT instanceof AdaptiveByteBufAllocator adaptive) {
             recycleLargeBufferChunks(adaptive);
         }
+        long largeFreed = DirectBuffers.trimLargeBuffers();
         System.gc(); // no client is connected: a pause here delays no one
         lastBefore = before;
         lastAfter = nettyDirectMemory();
         trims.incrementAndGet();
-        LOG.info("no client for {} s: memory trimmed (netty direct memory {} KiB -> {} KiB)",
-                TimeUnit.NANOSECONDS.toSeconds(trimAfterNanos), before >> 10, nettyDirectMemory() >> 10);
+        LOG.info("no client for {} s: memory trimmed (netty direct memory {} KiB -> {} KiB; {} KiB of large buffers"
+                + " kept for reuse freed)", TimeUnit.NANOSECONDS.toSeconds(trimAfterNanos), before >> 10,
+                nettyDirectMemory() >> 10, largeFreed >> 10);
     }
 
     /** Size of the buffers {@link #recycleLargeBufferChunks} allocates: above the largest size class, so large. */

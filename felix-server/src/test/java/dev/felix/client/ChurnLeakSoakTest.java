@@ -11,6 +11,8 @@ import dev.felix.server.IdleMemory;
 import dev.felix.server.TestBroker;
 import dev.felix.testing.LeakCheckExtension;
 import dev.felix.testing.LeakRecorder;
+import dev.felix.transport.DirectBuffers;
+import dev.felix.transport.StreamWrites;
 import dev.felix.wire.QueuePolicy;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.ByteBufAllocatorMetricProvider;
@@ -168,15 +170,18 @@ class ChurnLeakSoakTest {
                         + e.getMessage(), e);
             }
             long allocatorTrimmed = trimmedAllocatorDirect(broker);
+            long largeCachedAfterTrim = DirectBuffers.largeBuffersCachedBytes();
             List<String> leaks = LeakCheckExtension.leaksNow();
             System.out.printf("soak: %d s of churn (%.1f s in all, allocator %s); operations %s; deliveries checked"
                     + " %d (slow subscribers: %d events, %d gaps); leaks %d; live Netty buffers %d (%d KiB) before,"
                     + " %d (%d KiB) after; Netty direct memory (allocator) %d KiB before, %d KiB after, %d KiB after"
-                    + " the idle trim; (PlatformDependent) %d KiB before, %d KiB after%n",
+                    + " the idle trim; (PlatformDependent) %d KiB before, %d KiB after; large buffers kept for reuse"
+                    + " after the trim %d KiB; stranded writes released %d%n",
                     seconds, (System.nanoTime() - started) / 1e9, ByteBufAllocator.DEFAULT.getClass().getSimpleName(),
                     churn.tally(), churn.delivered.sum(), churn.slowEvents.sum(), churn.slowGaps.sum(), leaks.size(),
                     liveBefore.buffers(), liveBefore.bytes() >> 10, liveAfter[0].buffers(), liveAfter[0].bytes() >> 10,
-                    allocatorBefore >> 10, after[0] >> 10, allocatorTrimmed >> 10, nettyBefore >> 10, after[1] >> 10);
+                    allocatorBefore >> 10, after[0] >> 10, allocatorTrimmed >> 10, nettyBefore >> 10, after[1] >> 10,
+                    largeCachedAfterTrim >> 10, StreamWrites.stranded());
 
             assertThat(churn.failures).as("deliveries, values and operations of the churn").isEmpty();
             assertThat(leaks).as("Netty buffers collected without their last release()").isEmpty();

@@ -32,7 +32,8 @@ import java.util.List;
  * released) here from the call on; a written buffer is the channel's once written, or the caller's once
  * {@link #take taken}. Promises of the frames of a write complete when that write does. A large frame on the heap is
  * copied into a direct buffer first ({@link DirectBuffers#copyOf}: QUIC hands quiche direct memory only, and Netty's
- * stream would copy it into a pooled buffer of any size).
+ * stream would copy it into a pooled buffer of any size). Writes go through {@link StreamWrites}, so a write that
+ * closes its own stream never strands its buffer.
  */
 public final class FrameBatch {
 
@@ -54,6 +55,8 @@ public final class FrameBatch {
     private CompositeByteBuf gathered;
     /** Promises of the frames in {@link #merged} (null while none is a real promise). */
     private List<ChannelPromise> promises;
+    /** Whether the buffer {@link #takeAll} returned last is this batch's alone (see {@link StreamWrites}). */
+    private boolean takenOwned;
 
     /** A batch that writes a large frame, or a full merged buffer, on its own. */
     public FrameBatch(Channel channel) {
@@ -96,7 +99,12 @@ public final class FrameBatch {
             }
             if (!gather) {
                 write();
-                channel.write(part, promise != null ? promise : channel.voidPromise());
+                ChannelPromise p = promise != null ? promise : channel.voidPromise();
+                if (part != frame) {
+                    StreamWrites.writeOwned(channel, part, p);
+                } else {
+                    StreamWrites.writeShared(channel, part, p);
+                }
                 return;
             }
             attach(promise);
@@ -167,8 +175,12 @@ public final class FrameBatch {
         gathered.addComponent(true, part);
     }
 
-    /** What the next write carries, now taken: the gathered parts with the merged buffer last, or the merged buffer. */
+    /**
+     * What the next write carries, now taken: the gathered parts with the merged buffer last, or the merged buffer.
+     * Sets {@link #takenOwned}.
+     */
     private ByteBuf takeAll() {
+        takenOwned = true;
         if (gathered == null) {
             ByteBuf b = merged;
             merged = null;
@@ -183,6 +195,7 @@ public final class FrameBatch {
         if (b.numComponents() == 1) { // one buffer after all: write it as it is
             ByteBuf only = b.component(0).retain();
             b.release();
+            takenOwned = false; // perhaps a caller's frame, whose count others share
             return only;
         }
         return b;
@@ -196,10 +209,14 @@ public final class FrameBatch {
         }
         List<ChannelPromise> waiting = promises;
         promises = null;
-        if (waiting == null) {
-            channel.write(b, channel.voidPromise());
+        ChannelPromise p = waiting == null ? channel.voidPromise() : channel.newPromise();
+        if (waiting != null) {
+            p.addListener(f -> complete(f, waiting));
+        }
+        if (takenOwned) {
+            StreamWrites.writeOwned(channel, b, p);
         } else {
-            channel.write(b).addListener(f -> complete(f, waiting));
+            StreamWrites.writeShared(channel, b, p);
         }
     }
 

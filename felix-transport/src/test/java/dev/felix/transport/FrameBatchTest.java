@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.UnpooledByteBufAllocator;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.io.IOException;
@@ -61,7 +60,7 @@ class FrameBatchTest {
     }
 
     @Test
-    void aLargeFrameOnTheHeap_isWrittenAsADirectCopy_fromThePoolUpToItsLimit_andUnpooledAbove() {
+    void aLargeFrameOnTheHeap_isWrittenAsADirectCopy_fromThePoolUpToItsLimit_andTheLargeBufferCacheAbove() {
         String pooled = "p".repeat(DirectBuffers.POOLED_MAX_BYTES);
         String large = "q".repeat(DirectBuffers.POOLED_MAX_BYTES + 1);
         ByteBuf a = frame(pooled);
@@ -75,7 +74,7 @@ class FrameBatchTest {
         batch.write();
 
         assertThat(recorder.writes).containsExactly(pooled, large);
-        assertThat(recorder.directFrom).containsExactly(channel.alloc(), UnpooledByteBufAllocator.DEFAULT);
+        assertThat(recorder.directFrom).containsExactly(channel.alloc(), LargeBufferCache.SHARED);
         assertThat(promise.isSuccess()).isTrue();
     }
 

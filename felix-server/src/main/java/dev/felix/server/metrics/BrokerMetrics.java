@@ -3,6 +3,7 @@ package dev.felix.server.metrics;
 import dev.felix.core.Checkpoint;
 import dev.felix.core.CoreMetrics;
 import dev.felix.core.ErrorCode;
+import dev.felix.transport.StreamWrites;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -279,13 +280,24 @@ public final class BrokerMetrics implements AutoCloseable {
         }
     }
 
-    /** Registers the idle-memory trim counter and the allocator's direct memory gauge. */
-    public void bindIdleMemory(LongSupplier trims, LongSupplier nettyDirectBytes) {
+    /**
+     * Registers the idle-memory trim counter, the allocator's direct memory gauge, the gauge of large buffers' memory
+     * kept for reuse, and the counter of stranded writes released ({@code StreamWrites}).
+     */
+    public void bindIdleMemory(LongSupplier trims, LongSupplier nettyDirectBytes, LongSupplier largeBufferCacheBytes) {
         bound.add(trims);
         FunctionCounter.builder("felix.idle.trims", trims, LongSupplier::getAsLong)
                 .description("times the broker gave memory back after having no client for a while").register(registry);
         gauge("felix.netty.direct.memory.bytes", "direct memory held by Netty's buffer allocator (pooled chunks)",
                 nettyDirectBytes);
+        LongSupplier stranded = StreamWrites::stranded;
+        bound.add(stranded);
+        FunctionCounter.builder("felix.stream.writes.stranded", stranded, LongSupplier::getAsLong)
+                .description("writes whose own send closed their QUIC stream (a connection past its timeout), whose"
+                        + " buffer Netty would have kept forever: released and failed instead").register(registry);
+        gauge("felix.large.buffer.cache.bytes", "memory of released buffers over 128 KiB kept for reuse (at most"
+                + " -Dfelix.large_buffer_cache_bytes, default 16 MiB; freed when the broker is idle)",
+                largeBufferCacheBytes);
     }
 
     /**

@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  * {@link #exceptionCaught}). Expected closes are logged at INFO, the others at WARN, and counted in
  * {@code felix_connection_closes_total{by,reason}}.
  *
- * <p>The broker forgets a connection — gauges, subscriptions — as soon as the client's close arrives, not when
- * the QUIC connection finally ends after its draining period (three probe timeouts), so clients that close
- * cleanly leave the gauges at once.
+ * <p>The broker forgets a connection — gauges, subscriptions — as soon as the client's close arrives, and closes it
+ * then (once that read is handled) instead of letting it drain for three probe timeouts: clients that close cleanly
+ * leave the gauges at once, and no writer goes on writing to a connection its client has left.
  *
  * <p><b>Threads and buffers.</b> Its callbacks, {@code reserveSubscriptions}, {@code releaseReservation},
  * {@code added} and {@code removed} run on the connection's event loop (a QUIC connection's streams share it, so
@@ -108,6 +108,12 @@ final class ConnectionHandler extends ChannelInboundHandlerAdapter {
             closedBy(Closes.By.CLIENT, reason, (close.isApplicationClose() ? "application" : "transport")
                     + " code " + close.error() + (text.isEmpty() ? "" : ", \"" + text + "\""));
             forget();
+            // Closed on our side too, once what this read brought is handled: QUIC would keep the connection draining
+            // for three probe timeouts, while writers (a watch's snapshot, replies) went on writing to it, and a
+            // write that hits the end of that period closes the connection from inside itself and strands its
+            // buffer in Netty 4.2.18 (see StreamWrites). Closing now fails every queued write and ends the writers.
+            QuicChannel ch = channel;
+            ch.eventLoop().execute(ch::close);
         }
         ctx.fireUserEventTriggered(evt);
     }
