@@ -4,6 +4,7 @@ import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.transport.StreamEnds;
+import dev.felix.transport.StreamWrites;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.ErrorCode;
 import dev.felix.wire.FrameFlags;
@@ -156,8 +157,11 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         }
         Outgoing next = outbox.poll();
         if (next == null) {
-            // A closed channel fails the promise and releases the frame.
-            channel.write(DirectBuffers.forWrite(channel.alloc(), first.frame()), first.promise());
+            // A closed channel fails the promise and releases the frame. Each frame is encoded for its write (a
+            // heap frame is copied here as Netty's stream would): ours alone, as StreamWrites.writeOwned needs.
+            ByteBuf frame = first.frame();
+            StreamWrites.writeOwned(channel, frame.isDirect() ? frame : DirectBuffers.copyOf(channel.alloc(), frame),
+                    first.promise());
         } else {
             if (batch == null) {
                 batch = new FrameBatch(channel);

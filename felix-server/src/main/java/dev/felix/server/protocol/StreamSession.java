@@ -4,10 +4,12 @@ import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.StreamEnds;
+import dev.felix.transport.StreamWrites;
 import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
 import dev.felix.wire.WireCodec;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 import io.netty.handler.codec.quic.QuicStreamType;
@@ -153,11 +155,20 @@ final class StreamSession {
     }
 
     void write(Message message) {
-        channel.writeAndFlush(DirectBuffers.forWrite(channel.alloc(), Frames.json(message)), channel.voidPromise());
+        writeOwned(Frames.json(message));
     }
 
     void write(BinaryPublishAck ack) {
-        channel.writeAndFlush(Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack)), channel.voidPromise());
+        writeOwned(Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack)));
+    }
+
+    /**
+     * Writes and flushes a heap frame encoded for this write, copied into direct memory here as Netty's stream would
+     * copy it, so that the copy is ours and {@link StreamWrites} can release it if the write strands it.
+     */
+    private void writeOwned(ByteBuf heapFrame) {
+        StreamWrites.writeOwned(channel, DirectBuffers.copyOf(channel.alloc(), heapFrame), channel.voidPromise());
+        channel.flush();
     }
 
     /**
