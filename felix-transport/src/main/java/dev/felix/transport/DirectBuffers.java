@@ -16,8 +16,8 @@ import io.netty.buffer.ByteBufAllocator;
  * frame by doubling, left the pool holding 18 such 8 MiB chunks after every client had gone. Up to 128 KiB the chunks
  * stay at 1 MiB at most (the size 64 KiB delivery frames already give them); the rare larger buffer (a watch snapshot
  * chunk, a large publish batch, a reply of many entries) is allocated outside the pool, as Netty already does for
- * every buffer above 1 MiB, but from memory kept for reuse within a fixed bound: fresh memory per large frame cost
- * page faults enough to lose 12 to 16% of throughput at 64 KiB payloads.
+ * every buffer above 1 MiB, but from memory kept for reuse within a fixed bound: fresh memory per large frame is
+ * page-faulted in on first touch (see {@link LargeBufferCache}).
  *
  * <p><b>Buffers.</b> The caller owns what it gets and releases it; leak detection covers both kinds.
  */

@@ -15,10 +15,10 @@ import java.util.Iterator;
  *
  * <p><b>Why.</b> A buffer of its own per large frame (a 4 MiB publish batch gathered by the {@link FrameDecoder}, a
  * large publish encoded by the SDK, a watch snapshot chunk copied for the stream) is fresh memory each time: the
- * operating system maps its pages on first touch, one page fault per 4 KiB, and takes them back at the free. At 64 KiB
- * payloads that cost 12 to 16% of the broker's throughput against a pool that kept such buffers for good (see
- * docs/benchmarks.md). Keeping a few for reuse costs a bounded amount instead: what a steady stream of large frames
- * needs is one or two buffers in flight.
+ * operating system maps its pages on first touch, one page fault per 4 KiB, and takes them back at the free. In a
+ * profile at 64 KiB payloads (2026-12-06) the decoder's copy of a gathered 4 MiB frame into fresh memory cost almost
+ * four times its copy into reused memory (docs/benchmarks.md, "Memory reused for large buffers"). Keeping a few for
+ * reuse costs a bounded amount instead: what a steady stream of large frames needs is one or two buffers in flight.
  *
  * <p><b>Size classes.</b> Four per power of two (a buffer of 4 MiB and 8 bytes takes memory of 5 MiB), so frames of
  * similar sizes share memory and at most a fifth of it is spare. A buffer's capacity is still exactly what was asked.
