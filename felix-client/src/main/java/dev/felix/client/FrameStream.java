@@ -159,9 +159,7 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         if (next == null) {
             // A closed channel fails the promise and releases the frame. Each frame is encoded for its write (a
             // heap frame is copied here as Netty's stream would): ours alone, as StreamWrites.writeOwned needs.
-            ByteBuf frame = first.frame();
-            StreamWrites.writeOwned(channel, frame.isDirect() ? frame : DirectBuffers.copyOf(channel.alloc(), frame),
-                    first.promise());
+            StreamWrites.writeOwned(channel, DirectBuffers.direct(channel.alloc(), first.frame()), first.promise());
         } else {
             if (batch == null) {
                 batch = new FrameBatch(channel);

@@ -50,11 +50,12 @@ public final class DirectBuffers {
     }
 
     /**
-     * {@code frame} as it may be written to a QUIC stream: as it is when direct or small enough for Netty's stream to
-     * copy into a pooled buffer, else copied by {@link #copyOf} (and released).
+     * {@code frame} in direct memory, as QUIC hands quiche direct memory only: as it is when direct, else copied by
+     * {@link #copyOf} (and released). Copying here rather than leaving it to Netty's stream makes the copy the
+     * writer's own, with its size choosing the buffer, so {@link StreamWrites} can release it if a write strands it.
      */
-    public static ByteBuf forWrite(ByteBufAllocator pool, ByteBuf frame) {
-        return frame.isDirect() || frame.readableBytes() <= POOLED_MAX_BYTES ? frame : copyOf(pool, frame);
+    public static ByteBuf direct(ByteBufAllocator pool, ByteBuf frame) {
+        return frame.isDirect() ? frame : copyOf(pool, frame);
     }
 
     /** {@code heap}'s readable bytes copied into a direct buffer from {@link #exact}; {@code heap} is released. */

@@ -90,7 +90,7 @@ public final class FrameBatch {
             // rather than by Netty's stream, which would take any size from the pool (see DirectBuffers).
             ByteBuf part;
             try {
-                part = frame.isDirect() ? frame : DirectBuffers.copyOf(channel.alloc(), frame);
+                part = DirectBuffers.direct(channel.alloc(), frame);
             } catch (RuntimeException | Error e) { // no direct memory left: the frame is released, its promise fails
                 if (promise != null) {
                     promise.tryFailure(e);

@@ -11,7 +11,7 @@ import java.util.Iterator;
 
 /**
  * Direct buffers above the pool's limit ({@link DirectBuffers#POOLED_MAX_BYTES}), whose memory is kept for the next
- * buffer of the same size class once released, up to {@link #maxCachedBytes()} in all, and freed by {@link #trim}.
+ * buffer of the same size class once released, up to a fixed bound in all, and freed by {@link #trim}.
  *
  * <p><b>Why.</b> A buffer of its own per large frame (a 4 MiB publish batch gathered by the {@link FrameDecoder}, a
  * large publish encoded by the SDK, a watch snapshot chunk copied for the stream) is fresh memory each time: the
@@ -36,6 +36,7 @@ final class LargeBufferCache extends AbstractByteBufAllocator {
     static final LargeBufferCache SHARED =
             new LargeBufferCache(Long.getLong("felix.large_buffer_cache_bytes", DEFAULT_MAX_CACHED_BYTES));
 
+    /** The most memory kept for reuse (bytes). */
     private final long maxCachedBytes;
     /** Released memory, newest first. Guarded by {@code this}. */
     private final ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
@@ -45,11 +46,6 @@ final class LargeBufferCache extends AbstractByteBufAllocator {
     LargeBufferCache(long maxCachedBytes) {
         super(true);
         this.maxCachedBytes = Math.max(0, maxCachedBytes);
-    }
-
-    /** The most memory kept for reuse (bytes). */
-    long maxCachedBytes() {
-        return maxCachedBytes;
     }
 
     /** Memory kept for reuse now (bytes): released buffers, not those in use. */

@@ -162,12 +162,9 @@ final class StreamSession {
         writeOwned(Unpooled.wrappedBuffer(WireCodec.encodeFrame(ack)));
     }
 
-    /**
-     * Writes and flushes a heap frame encoded for this write, copied into direct memory here as Netty's stream would
-     * copy it, so that the copy is ours and {@link StreamWrites} can release it if the write strands it.
-     */
-    private void writeOwned(ByteBuf heapFrame) {
-        StreamWrites.writeOwned(channel, DirectBuffers.copyOf(channel.alloc(), heapFrame), channel.voidPromise());
+    /** Writes and flushes a frame encoded for this write (so ours alone, as {@link StreamWrites#writeOwned} needs). */
+    private void writeOwned(ByteBuf frame) {
+        StreamWrites.writeOwned(channel, DirectBuffers.direct(channel.alloc(), frame), channel.voidPromise());
         channel.flush();
     }
 
