@@ -39,6 +39,11 @@ import java.util.concurrent.atomic.LongAdder;
  * JSON {@code publish} / {@code publish_batch}; unacknowledged ones ({@code send*}) complete when written
  * to the connection. Both wait when the {@code client_publish_queue} budget is used up
  * ({@link ClientConfig.Builder#publishInflightBytes}). Thread-safe.
+ *
+ * <p><b>Errors.</b> The asynchronous methods throw only for what the caller can fix before anything is sent: a
+ * message over {@code max_frame_bytes}, an empty batch, a full publish queue. Everything else, including a
+ * stream the broker already ended, fails the returned future: whether the broker's answer arrived before or
+ * after the call is a race the caller cannot see, so both must look the same.
  */
 public final class Publisher implements AutoCloseable {
 
@@ -175,6 +180,11 @@ public final class Publisher implements AutoCloseable {
         int count = payloads.size();
         io.netty.buffer.ByteBuf encoded = encodeWithin(
                 new BinaryPublishBatch(stream.tenant(), stream.namespace(), stream.stream(), payloads));
+        FelixClientException ended = closedBy;
+        if (ended != null) {
+            encoded.release();
+            return CompletableFuture.failedFuture(ended);
+        }
         try {
             acquire(bytes, count);
         } catch (RuntimeException e) {
@@ -240,6 +250,11 @@ public final class Publisher implements AutoCloseable {
 
     private CompletableFuture<PublishAck> acked(long id, long bytes, int count, WirePayload message) {
         io.netty.buffer.ByteBuf frame = encodeWithin(message);
+        FelixClientException ended = closedBy;
+        if (ended != null) {
+            frame.release();
+            return CompletableFuture.failedFuture(ended);
+        }
         try {
             acquire(bytes, count);
         } catch (RuntimeException e) {
@@ -248,7 +263,7 @@ public final class Publisher implements AutoCloseable {
         }
         CompletableFuture<PublishAck> future = new CompletableFuture<>();
         pending.put(id, new Pending(future, bytes, count, System.nanoTime() + InflightBudget.nanos(config.requestTimeout)));
-        if (closedBy != null) {
+        if (closedBy != null) { // ended while this call waited for room; onClosed may have missed this entry
             frame.release();
             complete(id, null, closedBy);
             return future;
@@ -314,10 +329,6 @@ public final class Publisher implements AutoCloseable {
     }
 
     private void acquire(long bytes, int count) {
-        FelixClientException closed = closedBy;
-        if (closed != null) {
-            throw closed;
-        }
         try {
             // Inside a NonBlockingHandler a full queue refuses as under DROP_NEW: waiting would stall the I/O
             // thread that has to read the acknowledgements making room.

@@ -85,6 +85,16 @@ class OversizeMessageTest {
                         });
             }
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+            // The stream has ended now (both futures failed). A publish after that fails its future the same way,
+            // never by throwing: 'after' above raced the broker's answer, and either order must look alike.
+            CompletableFuture<PublishAck> late = publisher.publishAsync(new byte[10]);
+            assertThatThrownBy(() -> late.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOfSatisfying(FelixClientException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.TOO_LARGE));
+            CompletableFuture<Void> lateSend = publisher.send(new byte[10]);
+            assertThatThrownBy(() -> lateSend.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class).cause()
+                    .isInstanceOfSatisfying(FelixClientException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.TOO_LARGE));
 
             List<ILoggingEvent> warnings = log.list.stream().filter(e -> e.getLevel() == Level.WARN).toList();
             assertThat(warnings).hasSize(1);
