@@ -1,6 +1,5 @@
 package dev.felix.client;
 
-import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.transport.StreamEnds;
@@ -157,9 +156,9 @@ final class FrameStream extends ChannelInboundHandlerAdapter {
         }
         Outgoing next = outbox.poll();
         if (next == null) {
-            // A closed channel fails the promise and releases the frame. Each frame is encoded for its write (a
-            // heap frame is copied here as Netty's stream would): ours alone, as StreamWrites.writeOwned needs.
-            StreamWrites.writeOwned(channel, DirectBuffers.direct(channel.alloc(), first.frame()), first.promise());
+            // A closed channel fails the promise and releases the frame. Each frame is encoded for its write: ours
+            // alone, as StreamWrites.writeOwned needs.
+            StreamWrites.writeOwned(channel, first.frame(), first.promise());
         } else {
             if (batch == null) {
                 batch = new FrameBatch(channel);

@@ -3,6 +3,7 @@ package dev.felix.transport;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 
@@ -29,9 +30,15 @@ public final class StreamEnds {
     private StreamEnds() {
     }
 
-    /** Writes {@code last} and FIN in one STREAM frame. Takes ownership of {@code last}. */
+    /**
+     * Writes {@code last} and FIN in one STREAM frame ({@link StreamWrites#writeLastOwned}). Takes ownership of
+     * {@code last}, which must be the caller's alone (a frame encoded for this write).
+     */
     public static ChannelFuture writeLast(QuicStreamChannel channel, ByteBuf last) {
-        return channel.writeAndFlush(new DefaultQuicStreamFrame(last, true));
+        ChannelPromise written = channel.newPromise();
+        StreamWrites.writeLastOwned(channel, last, written);
+        channel.flush();
+        return written;
     }
 
     /**

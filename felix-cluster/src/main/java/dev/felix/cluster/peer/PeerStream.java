@@ -1,6 +1,8 @@
 package dev.felix.cluster.peer;
 
+import dev.felix.transport.StreamWrites;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.quic.QuicStreamChannel;
 
 /**
@@ -46,8 +48,10 @@ public final class PeerStream {
 
     /** Sends {@code message}; a failed write closes the stream. Any thread. */
     public void send(PeerMessage message) {
-        channel.writeAndFlush(PeerCodec.encode(channel.alloc(), message))
-                .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        ChannelPromise written = channel.newPromise();
+        written.addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        StreamWrites.writeOwned(channel, PeerCodec.encode(channel.alloc(), message), written);
+        channel.flush();
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.felix.server.protocol;
 
 import dev.felix.core.FelixError;
 import dev.felix.core.stream.PublishListener;
+import dev.felix.transport.StreamWrites;
 import dev.felix.wire.BinaryPayload;
 import dev.felix.wire.BinaryPublishAck;
 import dev.felix.wire.BinaryPublishResult;
@@ -206,7 +207,8 @@ final class AckWriter {
             if (idle && endStream.getAsBoolean()) {
                 StreamEnds.writeLast(channel, last);
             } else {
-                channel.writeAndFlush(last, channel.voidPromise());
+                StreamWrites.writeOwned(channel, last, channel.voidPromise());
+                channel.flush();
             }
         }
         if (idle) {

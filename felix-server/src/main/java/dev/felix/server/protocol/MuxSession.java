@@ -9,6 +9,7 @@ import dev.felix.core.stream.Subscription;
 import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.transport.CoalescedFlush;
 import dev.felix.transport.FrameBatch;
+import dev.felix.transport.StreamWrites;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.Message;
 import io.netty.channel.ChannelHandlerContext;
@@ -403,8 +404,9 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
     private void writeGap(Channel c, GapNotice gap) {
         events.write();
         replies.writePending();
-        stream.write(Frames.json(new Message.Gap(c.subscriptionId, withShard ? Integer.valueOf(gap.shard()) : null,
-                gap.from(), gap.to(), gap.reason().wireName())), stream.voidPromise());
+        StreamWrites.writeOwned(stream, Frames.json(new Message.Gap(c.subscriptionId,
+                withShard ? Integer.valueOf(gap.shard()) : null, gap.from(), gap.to(), gap.reason().wireName())),
+                stream.voidPromise());
         context.metrics.deliveredGaps.increment();
     }
 
@@ -417,8 +419,9 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
         drain();
         if (!closed && stream.isActive()) {
             replies.writePending();
-            stream.writeAndFlush(Frames.json(new Message.SubscriptionEnded(c.id, error.code().code(), error.message())),
-                    stream.voidPromise());
+            StreamWrites.writeOwned(stream, Frames.json(new Message.SubscriptionEnded(c.id, error.code().code(),
+                    error.message())), stream.voidPromise());
+            stream.flush();
         }
         remove(c);
     }

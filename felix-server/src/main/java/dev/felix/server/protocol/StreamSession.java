@@ -2,7 +2,6 @@ package dev.felix.server.protocol;
 
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
-import dev.felix.transport.DirectBuffers;
 import dev.felix.transport.StreamEnds;
 import dev.felix.transport.StreamWrites;
 import dev.felix.wire.BinaryPublishAck;
@@ -19,7 +18,8 @@ import io.netty.handler.codec.quic.QuicStreamType;
  * as, the capabilities negotiated, its {@link AckWriter}, and how to answer or end it.
  *
  * <p><b>Threads and buffers.</b> Event-loop confined (the stream's), like every handler that uses it. Every
- * reply it writes is a new unpooled frame handed to {@code writeAndFlush}; Netty owns and releases it from then.
+ * reply it writes is a frame encoded for that write and handed to {@link StreamWrites#writeOwned} (which copies it
+ * into direct memory); Netty owns and releases it from then, or StreamWrites does if the write strands it.
  */
 final class StreamSession {
 
@@ -164,7 +164,7 @@ final class StreamSession {
 
     /** Writes and flushes a frame encoded for this write (so ours alone, as {@link StreamWrites#writeOwned} needs). */
     private void writeOwned(ByteBuf frame) {
-        StreamWrites.writeOwned(channel, DirectBuffers.direct(channel.alloc(), frame), channel.voidPromise());
+        StreamWrites.writeOwned(channel, frame, channel.voidPromise());
         channel.flush();
     }
 

@@ -7,6 +7,7 @@ import dev.felix.core.stream.GapNotice;
 import dev.felix.core.stream.SubscriptionListener;
 import dev.felix.transport.FrameBatch;
 import dev.felix.transport.StreamEnds;
+import dev.felix.transport.StreamWrites;
 import dev.felix.wire.Capabilities;
 import dev.felix.wire.FrameFlags;
 import dev.felix.wire.Message;
@@ -63,8 +64,8 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
         // Ephemeral shards name their incarnation, so a client can resume against it later and be told
         // (with an incarnation gap) if the shard's memory was lost in between.
         Long incarnation = withGaps && !subscription.durable() ? subscription.incarnation() : null;
-        stream.write(Frames.json(new Message.EventStreamHello(subscriptionId,
-                withShard ? Integer.valueOf(subscription.shard()) : null, incarnation)));
+        StreamWrites.writeOwned(stream, Frames.json(new Message.EventStreamHello(subscriptionId,
+                withShard ? Integer.valueOf(subscription.shard()) : null, incarnation)), stream.voidPromise());
     }
 
     /** Starts pulling deliveries from the core. */
@@ -91,7 +92,7 @@ final class SubscriptionWriter extends PulledWriter implements SubscriptionListe
         channel.eventLoop().execute(() -> {
             drainNow();
             if (!closed && Capabilities.has(negotiated, Capabilities.ERROR_CODES)) {
-                channel.write(Frames.json(Frames.error(error, null, negotiated)));
+                StreamWrites.writeOwned(channel, Frames.json(Frames.error(error, null, negotiated)), channel.voidPromise());
             }
             finish();
         });
