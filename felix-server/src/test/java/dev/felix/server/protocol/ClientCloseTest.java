@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.felix.client.FelixClient;
 import dev.felix.client.StreamRef;
 import dev.felix.client.SubscribeOptions;
-import dev.felix.server.FelixServer;
 import dev.felix.server.TestBroker;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -41,9 +40,8 @@ class ClientCloseTest {
         try (TestBroker broker = TestBroker.start(dir, Map.of("idle_timeout_ms", "60000"))) {
             FelixClient client = broker.connect();
             client.subscribe(SubscribeOptions.of(StreamRef.parse("t1/default/closing")));
-            ServerContext context = context(broker.server());
-            assertThat(context.connections).hasSize(1);
-            QuicChannel connection = context.connections.iterator().next().channel();
+            ServerContext context = BrokerInternals.context(broker.server());
+            QuicChannel connection = BrokerInternals.onlyConnection(context);
 
             CompletableFuture<Boolean> activeAfterTheClose = new CompletableFuture<>();
             connection.pipeline().addLast(new ChannelInboundHandlerAdapter() {
@@ -66,10 +64,4 @@ class ClientCloseTest {
         }
     }
 
-    /** The broker's protocol context; FelixServer keeps it to itself (it lives in another package). */
-    private static ServerContext context(FelixServer server) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = FelixServer.class.getDeclaredField("context");
-        f.setAccessible(true);
-        return (ServerContext) f.get(server);
-    }
 }

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.felix.client.ClientConfig;
 import dev.felix.client.FelixClient;
 import dev.felix.client.StreamRef;
-import dev.felix.server.FelixServer;
 import dev.felix.server.TestBroker;
 import dev.felix.transport.StreamWrites;
 import dev.felix.wire.Message;
@@ -49,9 +48,8 @@ class StrandedReplyWriteTest {
         try (TestBroker broker = TestBroker.start(dir);
                 FelixClient client = broker.connect(b -> b.transport(ClientConfig.DEFAULT_TRANSPORT.toBuilder()
                         .idleTimeout(Duration.ofMillis(300)).streamWindowBytes(64 << 10).build()))) {
-            ServerContext context = context(broker.server());
-            assertThat(context.connections).hasSize(1);
-            QuicChannel connection = context.connections.iterator().next().channel();
+            ServerContext context = BrokerInternals.context(broker.server());
+            QuicChannel connection = BrokerInternals.onlyConnection(context);
             CompletableFuture<QuicStreamChannel> stream = new CompletableFuture<>();
             connection.pipeline().addFirst(new ChannelInboundHandlerAdapter() {
                 @Override
@@ -87,10 +85,4 @@ class StrandedReplyWriteTest {
         }
     }
 
-    /** The broker's protocol context; FelixServer keeps it to itself (it lives in another package). */
-    private static ServerContext context(FelixServer server) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = FelixServer.class.getDeclaredField("context");
-        f.setAccessible(true);
-        return (ServerContext) f.get(server);
-    }
 }

@@ -8,7 +8,6 @@ import dev.felix.client.CacheMirror;
 import dev.felix.client.CacheRef;
 import dev.felix.client.CacheSpec;
 import dev.felix.client.FelixClient;
-import dev.felix.server.FelixServer;
 import dev.felix.server.TestBroker;
 import dev.felix.server.metrics.Closes;
 import io.netty.handler.codec.quic.QuicChannel;
@@ -71,7 +70,7 @@ class WriterBesideMirrorsTest {
                     clients.add(c);
                     mirrors.add(c.mirror(CACHE, "cfg."));
                 }
-                ServerContext context = context(broker.server());
+                ServerContext context = BrokerInternals.context(broker.server());
                 assertThat(context.connections).hasSize(MIRRORS + 1);
 
                 // The highest acknowledged sequence number per key.
@@ -144,12 +143,6 @@ class WriterBesideMirrorsTest {
         }
     }
 
-    /** The broker's protocol context; FelixServer keeps it to itself (it lives in another package). */
-    private static ServerContext context(FelixServer server) throws ReflectiveOperationException {
-        java.lang.reflect.Field f = FelixServer.class.getDeclaredField("context");
-        f.setAccessible(true);
-        return (ServerContext) f.get(server);
-    }
 
     private static String key(int k) {
         return "cfg.k" + k;
