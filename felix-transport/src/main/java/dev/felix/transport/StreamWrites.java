@@ -6,6 +6,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.handler.codec.quic.DefaultQuicStreamFrame;
 import io.netty.util.ReferenceCounted;
 import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -73,11 +74,16 @@ public final class StreamWrites {
         if (!channel.eventLoop().inEventLoop()) {
             ChannelPromise p = promise.isVoid() ? channel.newPromise() : promise;
             channel.write(msg, p);
-            channel.eventLoop().execute(() -> {
-                if (!p.isDone() && !channel.isActive()) {
-                    stranded(msg, p);
-                }
-            });
+            try {
+                channel.eventLoop().execute(() -> {
+                    if (!p.isDone() && !channel.isActive()) {
+                        stranded(msg, p);
+                    }
+                });
+            } catch (RejectedExecutionException shutDown) {
+                // The loop is shutting down: Netty either refused the write too (failing it and releasing msg) or
+                // runs it among the tasks it finishes before stopping, unchecked; the connection is going anyway.
+            }
             return;
         }
         if (promise.isVoid()) {
