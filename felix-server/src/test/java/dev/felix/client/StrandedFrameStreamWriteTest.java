@@ -42,7 +42,9 @@ class StrandedFrameStreamWriteTest {
     @Test
     void aLoneFrameWhoseWriteClosesTheConnection_isReleasedAndItsFutureFails() throws Exception {
         try (TestBroker broker = TestBroker.start(dir, Map.of("stream_window_bytes", Integer.toString(64 << 10)));
-                FelixClient client = broker.connect(b -> b.maxFrameBytes(16 << 20)
+                // Keep-alives every 50 ms hold the connection open until the test stops the client's loop; without
+                // them a pause over 300 ms while the test sets up (a loaded machine) could end it too early.
+                FelixClient client = broker.connect(b -> b.maxFrameBytes(16 << 20).keepAlive(Duration.ofMillis(50))
                         .transport(ClientConfig.DEFAULT_TRANSPORT.toBuilder().idleTimeout(Duration.ofMillis(300))
                                 .build()))) {
             FrameStream frames = client.publisher(StreamRef.parse("t1/default/stranded")).frames();

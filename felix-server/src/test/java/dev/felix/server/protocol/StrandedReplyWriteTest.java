@@ -46,8 +46,11 @@ class StrandedReplyWriteTest {
     @Test
     void aReplyWhoseWriteClosesTheConnection_isReleased() throws Exception {
         try (TestBroker broker = TestBroker.start(dir);
-                FelixClient client = broker.connect(b -> b.transport(ClientConfig.DEFAULT_TRANSPORT.toBuilder()
-                        .idleTimeout(Duration.ofMillis(300)).streamWindowBytes(64 << 10).build()))) {
+                // Keep-alives every 50 ms hold the connection open until the test stops the broker's loop; without
+                // them a pause over 300 ms while the test sets up (a loaded machine) ended it too early.
+                FelixClient client = broker.connect(b -> b.keepAlive(Duration.ofMillis(50))
+                        .transport(ClientConfig.DEFAULT_TRANSPORT.toBuilder().idleTimeout(Duration.ofMillis(300))
+                                .streamWindowBytes(64 << 10).build()))) {
             ServerContext context = BrokerInternals.context(broker.server());
             QuicChannel connection = BrokerInternals.onlyConnection(context);
             CompletableFuture<QuicStreamChannel> stream = new CompletableFuture<>();
