@@ -18,6 +18,22 @@ final class BrokerInternals {
         return (ServerContext) f.get(server);
     }
 
+    /**
+     * Adds {@code handler} to {@code channel}'s pipeline (first or last) on the channel's event loop, and returns once it
+     * is in place. Added from another thread, a handler sees no event until the loop has run its {@code handlerAdded}
+     * task, and the loop may read first: an event it should have seen passes it by.
+     */
+    static void addOnLoop(io.netty.channel.Channel channel, boolean first, io.netty.channel.ChannelHandler handler)
+            throws Exception {
+        channel.eventLoop().submit(() -> {
+            if (first) {
+                channel.pipeline().addFirst(handler);
+            } else {
+                channel.pipeline().addLast(handler);
+            }
+        }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     /** The broker's side of its one client connection (fails when there is not exactly one). */
     static QuicChannel onlyConnection(ServerContext context) {
         assertThat(context.connections).hasSize(1);

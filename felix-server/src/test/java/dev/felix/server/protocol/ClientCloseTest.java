@@ -44,7 +44,7 @@ class ClientCloseTest {
             QuicChannel connection = BrokerInternals.onlyConnection(context);
 
             CompletableFuture<Boolean> activeAfterTheClose = new CompletableFuture<>();
-            connection.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            BrokerInternals.addOnLoop(connection, false, new ChannelInboundHandlerAdapter() {
                 @Override
                 public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
                     if (evt instanceof QuicConnectionCloseEvent) {

@@ -54,7 +54,7 @@ class StrandedReplyWriteTest {
             ServerContext context = BrokerInternals.context(broker.server());
             QuicChannel connection = BrokerInternals.onlyConnection(context);
             CompletableFuture<QuicStreamChannel> stream = new CompletableFuture<>();
-            connection.pipeline().addFirst(new ChannelInboundHandlerAdapter() {
+            BrokerInternals.addOnLoop(connection, true, new ChannelInboundHandlerAdapter() {
                 @Override
                 public void channelRead(ChannelHandlerContext ctx, Object msg) {
                     if (msg instanceof QuicStreamChannel s) { // a stream the client opened, on its way to be served
