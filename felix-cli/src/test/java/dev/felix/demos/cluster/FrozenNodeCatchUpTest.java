@@ -10,18 +10,12 @@ import dev.felix.client.StreamRef;
 import dev.felix.client.StreamSpec;
 import dev.felix.wire.ErrorCode;
 import dev.felix.wire.StreamDescription;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,7 +43,7 @@ class FrozenNodeCatchUpTest {
     @Test
     void aThawedNode_answersForWhatWasCreatedWhileItWasFrozen_withoutNotFound() throws Exception {
         try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
-            NodeProcess raftLeader = c.nodes().stream().filter(n -> metric(n, "felix_raft_leader") == 1.0)
+            NodeProcess raftLeader = c.nodes().stream().filter(n -> NodeMetrics.value(n, "felix_raft_leader") == 1.0)
                     .findFirst().orElseThrow();
             NodeProcess frozen = c.nodes().stream().filter(n -> n != raftLeader).findFirst().orElseThrow();
             NodeProcess writerNode = c.nodes().stream().filter(n -> n != frozen).findFirst().orElseThrow();
@@ -72,8 +66,8 @@ class FrozenNodeCatchUpTest {
                     answeredOrNotHere(() -> late.publisher(stream).publish(bytes("x")));
                     answeredOrNotHere(() -> late.cache(cache).get("k"));
                 }
-                double caughtUp = metric(frozen, "felix_raft_catch_ups_total{outcome=\"caught_up\"}");
-                double gaveUp = metric(frozen, "felix_raft_catch_ups_total{outcome=\"gave_up\"}");
+                double caughtUp = NodeMetrics.value(frozen, "felix_raft_catch_ups_total{outcome=\"caught_up\"}");
+                double gaveUp = NodeMetrics.value(frozen, "felix_raft_catch_ups_total{outcome=\"gave_up\"}");
                 System.out.printf("node %s: %.0f catch-up rounds, %.0f given up%n", frozen.id(), caughtUp, gaveUp);
                 assertThat(gaveUp).isZero();
                 assertThat(caughtUp).as("in some round the thawed node did not know the new names when asked")
@@ -88,18 +82,6 @@ class FrozenNodeCatchUpTest {
         } catch (FelixClientException e) {
             assertThat(e.code()).as(e.getMessage()).isIn(NOT_HERE);
         }
-    }
-
-    private static double metric(NodeProcess node, String series) {
-        String text;
-        try {
-            text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + node.httpAddress().getPort() + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
-        } catch (Exception e) {
-            throw new AssertionError("cannot scrape node " + node.id() + ": " + e, e);
-        }
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " (\\S+)$").matcher(text);
-        return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
     private static byte[] bytes(String s) {

@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  *       derived from it, so nodes of differently named clusters never talk</td></tr>
  *   <tr><td>{@value #HEARTBEAT_INTERVAL}</td><td>500 ms</td><td>how often a node tells the Raft leader it is
  *       alive (with its replica reports)</td></tr>
- *   <tr><td>{@value #FAILURE_TIMEOUT}</td><td>3 s</td><td>a node silent this long is declared down (at
+ *   <tr><td>{@value #FAILURE_TIMEOUT}</td><td>2 s</td><td>a node silent this long is declared down (at
  *       least twice the heartbeat interval)</td></tr>
  *   <tr><td>{@value #REQUEST_TIMEOUT}</td><td>5 s</td><td>a metadata write not committed within this fails
  *       with {@code unavailable}</td></tr>

@@ -187,6 +187,8 @@ record ClusterState(String clusterName, long seed, long version, SortedMap<Strin
             return handOff(c, index);
         } else if (command instanceof Command.ResumeLeadership c) {
             return resumeLeadership(c, index);
+        } else if (command instanceof Command.Barrier) {
+            return unchanged(null);
         }
         throw new IllegalArgumentException("unknown command " + command.getClass().getName());
     }

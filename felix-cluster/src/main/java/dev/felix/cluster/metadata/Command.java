@@ -117,4 +117,12 @@ sealed interface Command {
             Objects.requireNonNull(node, "node");
         }
     }
+
+    /**
+     * Changes nothing. A node commits one before it answers that a name does not exist ({@link CatchUp}): once it
+     * is committed, every change committed before it is at a lower index, and a leader deposed without knowing it
+     * cannot commit it, where it could still answer a read with its own, older commit index.
+     */
+    record Barrier() implements Command {
+    }
 }

@@ -128,33 +128,7 @@ final class Json {
     }
 
     /** A read-only question to the Raft leader's state machine ({@code type} names which). */
-    sealed interface Query permits Heartbeat, CommitIndexQuery {
-    }
-
-    /** How far has the leader committed? Asked by a node before it answers that a name does not exist. */
-    record CommitIndexQuery() implements Query {
-    }
-
-    /** The answer to a {@link CommitIndexQuery}: who answered and the highest log index it knows committed. */
-    record CommitIndexReply(String leader, long committed) {
-    }
-
-    static byte[] encode(CommitIndexQuery q) {
-        ObjectNode n = MAPPER.createObjectNode();
-        n.put("type", "commit_index");
-        return bytes(n);
-    }
-
-    static byte[] encode(CommitIndexReply r) {
-        ObjectNode n = MAPPER.createObjectNode();
-        n.put("leader", r.leader());
-        n.put("committed", r.committed());
-        return bytes(n);
-    }
-
-    static CommitIndexReply decodeCommitIndexReply(byte[] data) {
-        JsonNode n = parse(data);
-        return new CommitIndexReply(text(n, "leader"), lng(n, "committed"));
+    sealed interface Query permits Heartbeat {
     }
 
     static Query decodeQuery(byte[] data) {
@@ -163,18 +137,13 @@ final class Json {
         switch (type) {
             case "heartbeat":
                 return heartbeat(n);
-            case "commit_index":
-                return new CommitIndexQuery();
             default:
                 throw new IllegalArgumentException("unknown query type '" + type + "'");
         }
     }
 
     static Heartbeat decodeHeartbeat(byte[] data) {
-        if (decodeQuery(data) instanceof Heartbeat h) {
-            return h;
-        }
-        throw new IllegalArgumentException("not a heartbeat");
+        return (Heartbeat) decodeQuery(data); // the only query there is
     }
 
     private static Heartbeat heartbeat(JsonNode n) {
@@ -335,6 +304,8 @@ final class Json {
             n.set("key", key(x.key()));
             n.put("expected_epoch", x.expectedEpoch());
             n.put("node", x.node());
+        } else if (c instanceof Command.Barrier) {
+            n.put("type", "barrier");
         } else {
             throw new IllegalArgumentException("no JSON form for command " + c.getClass().getName());
         }
@@ -374,6 +345,8 @@ final class Json {
             case "resume_leadership":
                 return new Command.ResumeLeadership(shardKey(field(n, "key")), lng(n, "expected_epoch"),
                         text(n, "node"));
+            case "barrier":
+                return new Command.Barrier();
             default:
                 throw new IllegalArgumentException("unknown command type '" + type + "'");
         }

@@ -208,21 +208,10 @@ final class MetadataStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> query(Message request) {
         try {
-            Json.Query q = Json.decodeQuery(request.getContent().toByteArray());
-            if (q instanceof Heartbeat h) {
-                liveness.record(h);
-                return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
-                        Json.encode(new Json.HeartbeatReply(localNodeId, appliedIndex)))));
-            }
-            return getServer().thenApply(server -> {
-                try {
-                    long committed = server.getDivision(getGroupId()).getRaftLog().getLastCommittedIndex();
-                    return Message.valueOf(ByteString.copyFrom(
-                            Json.encode(new Json.CommitIndexReply(localNodeId, committed))));
-                } catch (IOException e) {
-                    throw new java.util.concurrent.CompletionException(e);
-                }
-            });
+            Heartbeat h = Json.decodeHeartbeat(request.getContent().toByteArray());
+            liveness.record(h);
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(
+                    Json.encode(new Json.HeartbeatReply(localNodeId, appliedIndex)))));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(new IllegalArgumentException("bad metadata query: "
                     + e.getMessage(), e));

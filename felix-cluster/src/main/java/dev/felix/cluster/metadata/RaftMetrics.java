@@ -30,9 +30,9 @@ import java.util.function.ToDoubleFunction;
  *       as Raft leader</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
  *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
- *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node asked
- *   the metadata leader how far it has committed and waited to apply that far, before answering {@code not_found}
- *   ({@code caught_up}, or {@code gave_up}: no leader answered, or answering and applying took longer than
+ *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node committed
+ *   a barrier through the metadata leader and waited to apply up to it, before answering {@code not_found}
+ *   ({@code caught_up}, or {@code gave_up}: no leader or no majority, or committing and applying took longer than
  *   {@code cluster_failure_timeout})</td></tr>
  *   <tr><td>{@code felix_raft_failover_decisions_total{outcome}}</td><td>counter</td><td>failover decisions this
  *       node committed as Raft leader: {@code promoted} (a quorum replica took over), {@code moved} (a unit

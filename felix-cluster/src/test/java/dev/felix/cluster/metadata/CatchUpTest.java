@@ -11,13 +11,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * {@link CatchUp} with the leader's answers and this node's applying under the test's control: each question to
- * the leader is a future the test completes, and "applied here" completes when the test says so.
+ * {@link CatchUp} with the barriers' commits and this node's applying under the test's control: each barrier is a
+ * future the test completes with its log index, and "applied here" completes when the test says so.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class CatchUpTest {
 
-    /** The questions asked of the leader, in order; the test answers them. */
+    /** The barriers sent, in order; the test commits them (completes them with their index) or fails them. */
     private final List<CompletableFuture<Long>> asked = new ArrayList<>();
     /** The indexes waited for here, in order, with the futures the test completes. */
     private final List<Long> awaited = new ArrayList<>();
@@ -46,7 +46,7 @@ class CatchUpTest {
     }
 
     @Test
-    void aRound_asksTheLeader_thenWaitsUntilThisNodeAppliedItsCommitIndex() {
+    void aRound_commitsABarrier_thenWaitsUntilThisNodeAppliedItsIndex() {
         CatchUp c = catchUp(Duration.ofSeconds(10));
 
         CompletableFuture<Void> caught = c.request();
@@ -63,11 +63,11 @@ class CatchUpTest {
     }
 
     @Test
-    void callersDuringARound_joinTheNextOne_andTheLeaderIsAskedOneQuestionAtATime() {
+    void callersDuringARound_joinTheNextOne_andOneBarrierIsInFlightAtATime() {
         CatchUp c = catchUp(Duration.ofSeconds(10));
         CompletableFuture<Void> first = c.request();
-        // Asked while the first question is out: the answer may predate what they look for, so they wait for the
-        // next round, which asks again; however many they are, that is one more question.
+        // Asked while the first barrier is out: it may have been committed before what they look for, so they wait
+        // for the next round, which sends another; however many they are, that is one more barrier.
         CompletableFuture<Void> second = c.request();
         CompletableFuture<Void> third = c.request();
         assertThat(asked).hasSize(1);
@@ -98,7 +98,7 @@ class CatchUpTest {
     }
 
     @Test
-    void aLeaderThatCannotAnswer_completesTheCallersAnyway_andCountsARoundGivenUp() {
+    void aBarrierThatFails_completesTheCallersAnyway_andCountsARoundGivenUp() {
         CatchUp c = catchUp(Duration.ofSeconds(10));
         CompletableFuture<Void> caught = c.request();
 
@@ -115,7 +115,7 @@ class CatchUpTest {
         CompletableFuture<Void> caught = c.request();
         CompletableFuture<Void> next = c.request();
 
-        // Nobody answers: both rounds end at their timeout, the second started when the first gave up.
+        // No barrier is committed: both rounds end at their timeout, the second started when the first gave up.
         assertThat(caught).succeedsWithin(Duration.ofSeconds(10));
         assertThat(next).succeedsWithin(Duration.ofSeconds(10));
         assertThat(asked).hasSize(2);
@@ -128,7 +128,7 @@ class CatchUpTest {
     void aRoundWhoseApplyingNeverCatchesUp_givesUpAfterTheTimeout() {
         CatchUp c = catchUp(Duration.ofMillis(200));
         CompletableFuture<Void> caught = c.request();
-        asked.get(0).complete(7L); // answered, but index 7 is never applied here
+        asked.get(0).complete(7L); // committed, but index 7 is never applied here
 
         assertThat(caught).succeedsWithin(Duration.ofSeconds(10));
         assertThat(awaited).containsExactly(7L);

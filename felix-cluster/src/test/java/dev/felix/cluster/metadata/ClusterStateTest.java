@@ -121,6 +121,14 @@ class ClusterStateTest {
     }
 
     @Test
+    void aBarrier_isDone_andChangesNothing() {
+        Log log = cluster("a");
+        ClusterState before = log.state;
+        assertThat(log.done(new Command.Barrier())).isNull();
+        assertThat(log.state).isSameAs(before);
+    }
+
+    @Test
     void setNodeStatus_isACompareAndSetOnTheIncarnation() {
         Log log = cluster("a");
         log.refused(new Command.SetNodeStatus("a", NodeStatus.DOWN, 9), ErrorCode.BAD_REQUEST,
