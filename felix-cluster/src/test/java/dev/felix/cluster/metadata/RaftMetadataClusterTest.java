@@ -148,7 +148,7 @@ class RaftMetadataClusterTest {
             // committed by a majority, applied on the writer, not on the lagging node: its reads do not know it
             assertThat(lagging.stream(ORDERS)).isEmpty();
             caught = lagging.catchUp();
-            // The leader answered with an index at or past the create, which this node cannot apply while held.
+            // Its barrier was committed at an index past the create, which this node cannot apply while held.
             // (200 ms, well inside the nodes' 1 s failure timeout, which bounds the round.)
             assertThatThrownBy(() -> caught.get(200, TimeUnit.MILLISECONDS))
                     .isInstanceOf(java.util.concurrent.TimeoutException.class);
