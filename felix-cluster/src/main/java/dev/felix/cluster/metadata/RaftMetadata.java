@@ -45,8 +45,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.ClientFactory;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.client.RaftClientRpc;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -388,11 +391,17 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         // first create after the election failed at the 5 s request timeout (DeposedLeaderCatchUpTest). Felix makes
         // no watch requests of its own.
         RaftClientConfigKeys.Rpc.setWatchRequestTimeout(p, TimeDuration.valueOf(attempt, TimeUnit.MILLISECONDS));
+        // Reconnects off the failing request's thread, so that a retry to the new leader is not held back while
+        // Ratis closes the connection to a frozen one (OffThreadReconnectRpc).
+        ClientId id = ClientId.randomId();
+        RaftClientRpc rpc = ClientFactory.cast(RaftConfigKeys.Rpc.type(p, LOG::debug).newFactory(parameters))
+                .newRaftClientRpc(id, p);
         return RaftClient.newBuilder()
-                .setClientId(ClientId.randomId())
+                .setClientId(id)
                 .setRaftGroup(group)
                 .setProperties(p)
                 .setParameters(parameters)
+                .setClientRpc(new OffThreadReconnectRpc(rpc))
                 .setRetryPolicy(retry)
                 .build();
     }
