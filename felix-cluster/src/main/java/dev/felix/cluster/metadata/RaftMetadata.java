@@ -387,9 +387,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         // The same for the first write of a client: Ratis opens its ordered window with an empty watch request,
         // which gets the watch timeout instead (10 s by default). Sent to a frozen Raft leader (a client starts with
         // a peer it has not heard from), it failed only after 5.3 s, and Ratis then spent 3 s closing the connection
-        // (docs/upstream-bugs.md): every write of this node waited behind it, the failover decider's too, and the
-        // first create after the election failed at the 5 s request timeout (DeposedLeaderCatchUpTest). Felix makes
-        // no watch requests of its own.
+        // (docs/upstream-bugs.md; that close is now off the retry's path, below): every write of this node waited
+        // behind it, the failover decider's too, and the first create after the election failed at the 5 s request
+        // timeout (DeposedLeaderCatchUpTest). Felix makes no watch requests of its own.
         RaftClientConfigKeys.Rpc.setWatchRequestTimeout(p, TimeDuration.valueOf(attempt, TimeUnit.MILLISECONDS));
         // Reconnects off the failing request's thread, so that a retry to the new leader is not held back while
         // Ratis closes the connection to a frozen one (OffThreadReconnectRpc).
@@ -886,11 +886,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
         byte[] message = Json.encode(new Heartbeat(settings.nodeId(), incarnation, reports));
         try {
-            // Given up after one attempt's timeout, not the failure timeout: when the Raft leader is frozen, Ratis
-            // retries this heartbeat only after closing its connection to the frozen node, which takes 3 s more
-            // (docs/upstream-bugs.md). By then the client has already picked another node as leader, so the next
-            // heartbeat, sent once this one is given up, finds the new leader within its grace, and this node is
-            // not declared down for a pause that was not its own.
+            // Given up after one attempt's timeout, not the failure timeout: when the Raft leader is frozen, a
+            // heartbeat sent to it is late however Ratis retries it (which it did only after a 3 s close of the old
+            // connection until OffThreadReconnectRpc; docs/upstream-bugs.md). By then the client has already picked
+            // another node as leader, so the next heartbeat, sent once this one is given up, finds the new leader
+            // within its grace, and this node is not declared down for a pause that was not its own.
             lastHeartbeat = c.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(message)))
                     .orTimeout(Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis()),
                             TimeUnit.MILLISECONDS)
