@@ -1,17 +1,10 @@
 package dev.felix.demos.cluster;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Reads one series from a node process's {@code /metrics} (Prometheus text). For tests. */
 final class NodeMetrics {
-
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private NodeMetrics() {
     }
@@ -23,8 +16,7 @@ final class NodeMetrics {
     static double value(NodeProcess node, String series) {
         String text;
         try {
-            text = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpAddress().getPort()
-                    + "/metrics")).timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            text = node.metricsText();
         } catch (Exception e) {
             throw new AssertionError("cannot scrape node " + node.id() + ": " + e, e);
         }

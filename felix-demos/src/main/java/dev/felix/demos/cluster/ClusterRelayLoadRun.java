@@ -10,10 +10,6 @@ import dev.felix.transport.ClientTrust;
 import dev.felix.wire.ClusterShardStatus;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -510,17 +506,12 @@ public final class ClusterRelayLoadRun {
         /** Every node's {@code felix_relay_*} series, summed over the nodes. */
         private Map<String, Double> scrape() {
             Map<String, Double> sum = new HashMap<>();
-            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
             for (NodeProcess n : cluster.nodes()) {
-                InetSocketAddress a = n.httpAddress();
-                if (a == null) {
+                if (n.httpAddress() == null) {
                     continue;
                 }
                 try {
-                    String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + a.getPort()
-                            + "/metrics")).timeout(Duration.ofSeconds(5)).build(),
-                            HttpResponse.BodyHandlers.ofString()).body();
-                    metrics(body).forEach((k, v) -> sum.merge(k, v, Double::sum));
+                    metrics(n.metricsText()).forEach((k, v) -> sum.merge(k, v, Double::sum));
                 } catch (Exception e) {
                     say("could not scrape node " + n.id() + ": " + e);
                 }

@@ -2,6 +2,10 @@ package dev.felix.demos.cluster;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,6 +25,9 @@ import java.util.regex.Pattern;
  * <p>Not thread-safe: one thread drives a node.
  */
 public final class NodeProcess implements AutoCloseable {
+
+    private static final HttpClient METRICS_HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3))
+            .build();
 
     /** The main class of the {@code felix} command. */
     static final String FELIX_MAIN = "dev.felix.cli.FelixCommand";
@@ -266,6 +273,21 @@ public final class NodeProcess implements AutoCloseable {
      */
     public InetSocketAddress httpAddress() {
         return httpPort < 0 ? null : new InetSocketAddress("127.0.0.1", httpPort);
+    }
+
+    /**
+     * Its {@code /metrics} (Prometheus text), read from {@link #httpAddress()}: 3 s to connect, 5 s to answer (a
+     * frozen node never does).
+     *
+     * @throws IOException when the banner named no admin address, or the node did not answer in time
+     */
+    public String metricsText() throws IOException, InterruptedException {
+        InetSocketAddress admin = httpAddress();
+        if (admin == null) {
+            throw new IOException("node " + id + " did not name its admin address");
+        }
+        return METRICS_HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.getPort() + "/metrics"))
+                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
     /** Its Raft endpoint ({@code host:port}; kept across restarts). */

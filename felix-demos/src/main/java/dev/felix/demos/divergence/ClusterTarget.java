@@ -7,11 +7,6 @@ import dev.felix.demos.cluster.NodeProcess;
 import dev.felix.wire.ClusterShardStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -79,15 +74,8 @@ final class ClusterTarget implements DivergenceTarget {
     /** The leader's {@code /metrics}: the node every watch and put of the run went to. */
     @Override
     public String scrape() {
-        NodeProcess node = cluster.node(leader);
-        InetSocketAddress admin = node.httpAddress();
-        if (admin == null) {
-            throw new IllegalStateException("node " + leader + " did not name its admin address");
-        }
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
         try {
-            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.getPort() + "/metrics"))
-                    .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
+            return cluster.node(leader).metricsText();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read node " + leader + "'s /metrics: " + e.getMessage(), e);
         } catch (InterruptedException e) {
