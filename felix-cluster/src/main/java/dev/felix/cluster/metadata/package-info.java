@@ -28,12 +28,11 @@
  * <h2>Catching up before "not found"</h2>
  * A create returns once the node that served it has applied it; the other nodes apply it from the log a moment
  * later. So before a node answers that a stream or cache does not exist, it catches up
- * ({@code RaftMetadata.catchUp()}, {@code CatchUp}): it asks the leader's state machine for the leader's commit
- * index (a read-only query of type {@code commit_index}, like a heartbeat) and waits until it has applied that
- * far. Rounds are coalesced (one question in flight; late callers join the next round), bounded by
- * {@code cluster_failure_timeout}, and never fail: without an answer the node answers from what it has. A leader
- * that was deposed without knowing it answers with an older index; a name created through its successor in that
- * moment can still be answered {@code not_found}, and a retry finds it.
+ * ({@code RaftMetadata.catchUp()}, {@code CatchUp}): it commits a barrier ({@code Command.Barrier}, an entry that
+ * changes nothing) through the Raft leader and waits until it has applied that far. A write, not a read of the
+ * leader's commit index: a leader deposed without knowing it yet could answer a read from its older log, but
+ * cannot commit. Rounds are coalesced (one barrier in flight; late callers join the next round), bounded by
+ * {@code cluster_failure_timeout}, and never fail: without a commit the node answers from what it has.
  *
  * <h2>Liveness and failover</h2>
  * Only the Raft leader decides ({@code FailoverDecider}, a pure function of the committed state, the heartbeats
@@ -68,6 +67,10 @@
  * <h2>Transport</h2>
  * Raft RPC runs on ratis-grpc with mutual TLS 1.3 against the cluster CA ({@code RaftTls},
  * {@link dev.felix.cluster.tls.ClusterTls}); a peer with a certificate from another CA is refused and the
- * refusing side logs its address and the certificate's subject.
+ * refusing side logs its address and the certificate's subject. A node's Ratis clients (one for writes, one for
+ * heartbeats) give each attempt 1 s, watch requests included, and reconnect to a peer that timed out off the
+ * failed request's thread ({@code OffThreadReconnectRpc}): Ratis 3.3.0 waits up to 3 s closing a connection to a
+ * frozen peer, and the retry to the new leader would wait with it (docs/cluster.md, "A frozen Raft leader and the
+ * first write").
  */
 package dev.felix.cluster.metadata;
