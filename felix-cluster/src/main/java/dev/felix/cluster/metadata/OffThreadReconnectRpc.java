@@ -12,6 +12,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,13 +85,15 @@ final class OffThreadReconnectRpc implements RaftClientRpc {
     }
 
     /**
-     * With {@code reconnect} set, hands the reconnect to the pool and says it is handled (Ratis' own client ignores
-     * the answer then); without, asks the wrapped transport on this thread, since the answer decides what the caller
-     * does next and no close is made unless the wrapped transport decides to reconnect after all.
+     * Hands the reconnect to the pool and says it is handled when {@code reconnect} is set, or when the failure is
+     * one the wrapped transport reconnects for anyway ({@link IOUtils#shouldReconnect}: a timeout, a closed or reset
+     * connection; Ratis' {@code PeerProxyMap} decides so, and its unordered client asks with {@code reconnect}
+     * unset). Otherwise the wrapped transport answers on this thread: it makes no reconnect then, only says it did
+     * not handle the failure.
      */
     @Override
     public boolean handleException(RaftPeerId serverId, Throwable t, boolean reconnect) {
-        if (!reconnect) {
+        if (!reconnect && !IOUtils.shouldReconnect(t)) {
             return delegate.handleException(serverId, t, false);
         }
         // After close() the pool drops it (CallerRunsPolicy runs nothing once shut down): the wrapped transport is

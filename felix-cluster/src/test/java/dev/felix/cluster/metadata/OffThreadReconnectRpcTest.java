@@ -17,6 +17,7 @@ import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -60,11 +61,24 @@ class OffThreadReconnectRpcTest {
         transport.answer = false;
         assertThat(rpc.handleException(FROZEN, new IOException("not a reason to reconnect"), false)).isFalse();
         transport.answer = true;
-        assertThat(rpc.handleException(FROZEN, new IOException("a reason to reconnect"), false)).isTrue();
+        assertThat(rpc.handleException(FROZEN, new IllegalStateException("nor this"), false)).isTrue();
 
         assertThat(transport.reconnects).extracting(Reconnect::thread)
                 .containsExactly(Thread.currentThread().getName(), Thread.currentThread().getName());
         assertThat(transport.reconnects).extracting(Reconnect::asked).containsExactly(false, false);
+    }
+
+    @Test
+    void withoutReconnect_aFailureTheTransportReconnectsForAnyway_isReconnectedOnAnotherThread() {
+        // Ratis' unordered client asks with reconnect unset; its PeerProxyMap reconnects for a timeout all the same.
+        TimeoutIOException timeout = new TimeoutIOException("request #9 timeout 1000ms");
+
+        assertThat(rpc.handleException(FROZEN, new IllegalStateException("wrapped", timeout), false)).isTrue();
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> transport.reconnects.size() == 1);
+        Reconnect r = transport.reconnects.get(0);
+        assertThat(r.asked()).as("asked to reconnect, as the transport would have").isTrue();
+        assertThat(r.thread()).startsWith("felix-raft-reconnect-");
     }
 
     @Test
