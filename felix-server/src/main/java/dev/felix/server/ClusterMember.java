@@ -80,6 +80,8 @@ final class ClusterMember implements AutoCloseable {
                     .clusterName(c.name())
                     .heartbeatInterval(c.heartbeat())
                     .failureTimeout(c.failureTimeout())
+                    .requestTimeout(c.requestTimeout())
+                    .startTimeout(c.startTimeout())
                     .tls(c.caKey() != null ? ClusterTls.Settings.selfIssued(c.ca(), c.caKey())
                             : ClusterTls.Settings.issued(c.ca(), c.cert(), c.key()))
                     .dataDir(broker.dataDir())

@@ -51,10 +51,10 @@ public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstra
     public static final String BOOTSTRAP = "cluster_bootstrap";
     public static final String JOIN = "cluster_join";
     public static final String CLUSTER_NAME = "cluster_name";
-    public static final String HEARTBEAT_INTERVAL = "cluster_heartbeat_interval";
-    public static final String FAILURE_TIMEOUT = "cluster_failure_timeout";
-    public static final String REQUEST_TIMEOUT = "cluster_request_timeout";
-    public static final String START_TIMEOUT = "cluster_start_timeout";
+    public static final String HEARTBEAT_INTERVAL = "cluster_heartbeat_ms";
+    public static final String FAILURE_TIMEOUT = "cluster_failure_timeout_ms";
+    public static final String REQUEST_TIMEOUT = "cluster_request_timeout_ms";
+    public static final String START_TIMEOUT = "cluster_start_timeout_ms";
     public static final String DATA_DIR = "data_dir";
 
     public static final String DEFAULT_CLUSTER_NAME = "felix";

@@ -33,7 +33,7 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node committed
  *   a barrier through the metadata leader and waited to apply up to it, before answering {@code not_found}
  *   ({@code caught_up}, or {@code gave_up}: no leader or no majority, or committing and applying took longer than
- *   {@code cluster_failure_timeout})</td></tr>
+ *   {@code cluster_failure_timeout_ms})</td></tr>
  *   <tr><td>{@code felix_raft_failover_decisions_total{outcome}}</td><td>counter</td><td>failover decisions this
  *       node committed as Raft leader: {@code promoted} (a quorum replica took over), {@code moved} (a unit
  *       without a log moved to another node), {@code unavailable} (a unit was marked unavailable)</td></tr>

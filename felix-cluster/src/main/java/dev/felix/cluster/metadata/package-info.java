@@ -16,7 +16,7 @@
  *
  * <h2>Heartbeats stay out of the log</h2>
  * Every node sends a heartbeat (its id, incarnation and {@link dev.felix.cluster.ReplicaReport}s) every
- * {@code cluster_heartbeat_interval} as a Ratis <em>read-only query</em> ({@code RaftClient.async()
+ * {@code cluster_heartbeat_ms} as a Ratis <em>read-only query</em> ({@code RaftClient.async()
  * .sendReadOnlyUnordered}). Ratis serves a read-only request from the leader's state machine
  * ({@code StateMachine.query}) without appending anything to the log; a follower that receives it answers
  * {@code NotLeaderException} naming the leader and the client retries there. The leader's state machine records
@@ -32,11 +32,11 @@
  * changes nothing) through the Raft leader and waits until it has applied that far. A write, not a read of the
  * leader's commit index: a leader deposed without knowing it yet could answer a read from its older log, but
  * cannot commit. Rounds are coalesced (one barrier in flight; late callers join the next round), bounded by
- * {@code cluster_failure_timeout}, and never fail: without a commit the node answers from what it has.
+ * {@code cluster_failure_timeout_ms}, and never fail: without a commit the node answers from what it has.
  *
  * <h2>Liveness and failover</h2>
  * Only the Raft leader decides ({@code FailoverDecider}, a pure function of the committed state, the heartbeats
- * it received and its clock): a node silent for {@code cluster_failure_timeout} goes {@code DOWN} (a new leader
+ * it received and its clock): a node silent for {@code cluster_failure_timeout_ms} goes {@code DOWN} (a new leader
  * first grants every node a full timeout of grace), a {@code DOWN} node heard again goes {@code UP}; units whose
  * leader is down are moved (no log), promoted (quorum, once fenced reports of a majority of the replica set are
  * in: the highest {@code (lastEpoch, logEnd)}, ties by lowest node id) or marked unavailable (quorum without such

@@ -67,15 +67,15 @@ class ClusterSettingsTest {
     @Test
     void timingsAreChecked() {
         assertThatThrownBy(() -> valid().heartbeatInterval(Duration.ofMillis(1)).build())
-                .hasMessageStartingWith("cluster_heartbeat_interval must be at least 20ms");
+                .hasMessageStartingWith("cluster_heartbeat_ms must be at least 20ms");
         assertThatThrownBy(() -> valid().heartbeatInterval(Duration.ofSeconds(1)).failureTimeout(Duration.ofSeconds(1))
-                .build()).hasMessageStartingWith("cluster_failure_timeout (1000ms) must be at least twice"
-                        + " cluster_heartbeat_interval (1000ms)");
+                .build()).hasMessageStartingWith("cluster_failure_timeout_ms (1000ms) must be at least twice"
+                        + " cluster_heartbeat_ms (1000ms)");
         assertThatThrownBy(() -> valid().requestTimeout(Duration.ZERO)).hasMessageStartingWith(
-                "cluster_request_timeout must be positive");
+                "cluster_request_timeout_ms must be positive");
         assertThatThrownBy(() -> valid().requestTimeout(Duration.ofSeconds(9)).startTimeout(Duration.ofSeconds(8))
                 .build())
-                .hasMessageContaining("cluster_start_timeout (8000ms) must be at least cluster_request_timeout");
+                .hasMessageContaining("cluster_start_timeout_ms (8000ms) must be at least cluster_request_timeout_ms");
     }
 
     @Test

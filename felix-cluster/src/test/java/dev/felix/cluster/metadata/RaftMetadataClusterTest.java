@@ -284,7 +284,7 @@ class RaftMetadataClusterTest {
                 .havingRootCause()
                 .isInstanceOf(dev.felix.core.FelixException.class)
                 .withMessageStartingWith("unavailable: no metadata quorum")
-                .withMessageContaining("cluster_request_timeout");
+                .withMessageContaining("(cluster_request_timeout_ms)");
         long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         assertThat(tookMs).isBetween(TestNodes.REQUEST_MS - 100, TestNodes.REQUEST_MS + 3000);
         // reads still answer from the local state

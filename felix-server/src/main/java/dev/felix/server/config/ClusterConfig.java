@@ -1,5 +1,6 @@
 package dev.felix.server.config;
 
+import dev.felix.cluster.metadata.ClusterSettings;
 import dev.felix.cluster.relay.RelaySettings;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,13 +28,16 @@ import java.time.Duration;
  * @param key              the private key of {@code cert}
  * @param heartbeat        how often this node tells the metadata leader it is alive
  * @param failureTimeout   a node silent this long is declared down
+ * @param requestTimeout   a metadata write not committed within this fails with {@code unavailable}
+ * @param startTimeout     how long a start may wait to register with the cluster; at least {@code requestTimeout}
  * @param relaySubscribe   {@code cluster_relay_subscribe}: serve subscribes for shards led elsewhere through this
  *                         node's relay (experimental; default off)
  * @param relay            the relay's tuning ({@code cluster_relay_*}); null = its defaults
  */
 public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind, String advertiseHost, boolean bootstrap,
                             HostPort join, String name, Path ca, Path caKey, Path cert, Path key, Duration heartbeat,
-                            Duration failureTimeout, boolean relaySubscribe, RelaySettings relay) {
+                            Duration failureTimeout, Duration requestTimeout, Duration startTimeout,
+                            boolean relaySubscribe, RelaySettings relay) {
 
     /** Default {@code cluster_name}: {@code felix}. */
     public static final String DEFAULT_NAME = "felix";
@@ -41,6 +45,10 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
     public static final Duration DEFAULT_HEARTBEAT = Duration.ofMillis(500);
     /** Default {@code cluster_failure_timeout_ms}: 2 s (four heartbeats). */
     public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(2);
+    /** Default {@code cluster_request_timeout_ms}: 5 s, the metadata layer's own default. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = ClusterSettings.DEFAULT_REQUEST_TIMEOUT;
+    /** Default {@code cluster_start_timeout_ms}: 60 s, the metadata layer's own default. */
+    public static final Duration DEFAULT_START_TIMEOUT = ClusterSettings.DEFAULT_START_TIMEOUT;
 
     public ClusterConfig {
         if (relay == null) {
@@ -60,6 +68,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         }
         checkMillis(Settings.CLUSTER_HEARTBEAT_MS, heartbeat);
         checkMillis(Settings.CLUSTER_FAILURE_TIMEOUT_MS, failureTimeout);
+        checkMillis(Settings.CLUSTER_REQUEST_TIMEOUT_MS, requestTimeout);
+        checkMillis(Settings.CLUSTER_START_TIMEOUT_MS, startTimeout);
         if (bootstrap && join != null) {
             throw new IllegalArgumentException("cluster_bootstrap and cluster_join are exclusive: bootstrap the first"
                     + " node, join the others to it");
@@ -75,6 +85,11 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         if (failureTimeout.compareTo(heartbeat.multipliedBy(2)) < 0) {
             throw new IllegalArgumentException("cluster_failure_timeout_ms (" + failureTimeout.toMillis()
                     + ") must be at least twice cluster_heartbeat_ms (" + heartbeat.toMillis() + ")");
+        }
+        if (startTimeout.compareTo(requestTimeout) < 0) {
+            throw new IllegalArgumentException("cluster_start_timeout_ms (" + startTimeout.toMillis()
+                    + ") must be at least cluster_request_timeout_ms (" + requestTimeout.toMillis() + "): a start"
+                    + " makes metadata writes of its own");
         }
     }
 
@@ -99,6 +114,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         b.key = key;
         b.heartbeat = heartbeat;
         b.failureTimeout = failureTimeout;
+        b.requestTimeout = requestTimeout;
+        b.startTimeout = startTimeout;
         b.relaySubscribe = relaySubscribe;
         b.relay = relay;
         return b;
@@ -142,6 +159,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         private Path key;
         private Duration heartbeat = DEFAULT_HEARTBEAT;
         private Duration failureTimeout = DEFAULT_FAILURE_TIMEOUT;
+        private Duration requestTimeout = DEFAULT_REQUEST_TIMEOUT;
+        private Duration startTimeout = DEFAULT_START_TIMEOUT;
         private boolean relaySubscribe;
         private RelaySettings relay = RelaySettings.defaults();
 
@@ -230,6 +249,18 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
             return this;
         }
 
+        /** {@code cluster_request_timeout_ms}: 100 ms..10 min; default 5 s. */
+        public Builder requestTimeout(Duration timeout) {
+            this.requestTimeout = checkMillis(Settings.CLUSTER_REQUEST_TIMEOUT_MS, timeout);
+            return this;
+        }
+
+        /** {@code cluster_start_timeout_ms}: 100 ms..24 h, at least the request timeout; default 60 s. */
+        public Builder startTimeout(Duration timeout) {
+            this.startTimeout = checkMillis(Settings.CLUSTER_START_TIMEOUT_MS, timeout);
+            return this;
+        }
+
         /**
          * {@code cluster_relay_subscribe}: serve a subscribe for a shard another node leads through this node's relay
          * (one upstream per shard, fanned out here) instead of answering {@code not_leader}; default false.
@@ -247,7 +278,7 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
 
         public ClusterConfig build() {
             return new ClusterConfig(nodeId, raftBind, peerBind, advertiseHost, bootstrap, join, name, ca, caKey, cert,
-                    key, heartbeat, failureTimeout, relaySubscribe, relay);
+                    key, heartbeat, failureTimeout, requestTimeout, startTimeout, relaySubscribe, relay);
         }
     }
 }

@@ -151,6 +151,8 @@ public final class ConfigLoader {
                     r.getOrNull(Settings.CLUSTER_CA_KEY), r.getOrNull(Settings.CLUSTER_NODE_CERT),
                     r.getOrNull(Settings.CLUSTER_NODE_KEY), Duration.ofMillis(r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS)),
                     Duration.ofMillis(r.<Long>get(Settings.CLUSTER_FAILURE_TIMEOUT_MS)),
+                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_REQUEST_TIMEOUT_MS)),
+                    Duration.ofMillis(r.<Long>get(Settings.CLUSTER_START_TIMEOUT_MS)),
                     r.<Boolean>get(Settings.CLUSTER_RELAY_SUBSCRIBE), new dev.felix.cluster.relay.RelaySettings(
                             r.<Integer>get(Settings.CLUSTER_RELAY_WORKERS),
                             r.<Integer>get(Settings.CLUSTER_RELAY_QUEUE_BATCHES),

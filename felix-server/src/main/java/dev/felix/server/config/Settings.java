@@ -123,6 +123,14 @@ public final class Settings {
     public static final Setting<Long> CLUSTER_FAILURE_TIMEOUT_MS = new Setting<>("cluster_failure_timeout_ms", millis(ClusterConfig.DEFAULT_FAILURE_TIMEOUT),
             "cluster: a node silent this long is declared down and its leaderships fail over",
             v -> longRange(v, 200, 600_000));
+    public static final Setting<Long> CLUSTER_REQUEST_TIMEOUT_MS = new Setting<>("cluster_request_timeout_ms",
+            millis(ClusterConfig.DEFAULT_REQUEST_TIMEOUT),
+            "cluster: a metadata write (a create or delete, a failover decision) not committed within this fails with"
+                    + " unavailable", v -> longRange(v, 100, 600_000));
+    public static final Setting<Long> CLUSTER_START_TIMEOUT_MS = new Setting<>("cluster_start_timeout_ms",
+            millis(ClusterConfig.DEFAULT_START_TIMEOUT),
+            "cluster: how long a start may wait to register with the cluster (a metadata quorum must answer);"
+                    + " at least cluster_request_timeout_ms", v -> longRange(v, 100, 86_400_000));
 
     public static final Setting<Boolean> CLUSTER_RELAY_SUBSCRIBE = new Setting<>("cluster_relay_subscribe", "false",
             "cluster (experimental): serve a subscribe (start latest) for a shard another node leads through this"
@@ -155,7 +163,8 @@ public final class Settings {
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
             IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, QUIC_IO_THREADS, WATCH_LINGER_US, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, PEER_BIND, ADVERTISE_HOST,
             CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA_CERT, CLUSTER_CA_KEY, CLUSTER_NODE_CERT, CLUSTER_NODE_KEY,
-            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS, CLUSTER_RELAY_SUBSCRIBE, CLUSTER_RELAY_WORKERS,
+            CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS, CLUSTER_REQUEST_TIMEOUT_MS, CLUSTER_START_TIMEOUT_MS,
+            CLUSTER_RELAY_SUBSCRIBE, CLUSTER_RELAY_WORKERS,
             CLUSTER_RELAY_QUEUE_BATCHES, CLUSTER_RELAY_DEADLINE_MS, CLUSTER_RELAY_CLOSES_PER_WINDOW,
             CLUSTER_RELAY_CLOSE_WINDOW_MS, CLUSTER_RELAY_DISPATCHER_BACKLOG);
 

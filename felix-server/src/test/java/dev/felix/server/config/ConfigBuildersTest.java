@@ -123,6 +123,10 @@ class ConfigBuildersTest {
         assertThat(c.name()).isEqualTo(ClusterConfig.DEFAULT_NAME).isEqualTo(Settings.CLUSTER_NAME.defaultText());
         assertThat(c.heartbeat()).isEqualTo(ClusterConfig.DEFAULT_HEARTBEAT);
         assertThat(c.failureTimeout()).isEqualTo(ClusterConfig.DEFAULT_FAILURE_TIMEOUT);
+        assertThat(c.requestTimeout()).isEqualTo(ClusterConfig.DEFAULT_REQUEST_TIMEOUT)
+                .isEqualTo(Duration.ofMillis(Long.parseLong(Settings.CLUSTER_REQUEST_TIMEOUT_MS.defaultText())));
+        assertThat(c.startTimeout()).isEqualTo(ClusterConfig.DEFAULT_START_TIMEOUT)
+                .isEqualTo(Duration.ofMillis(Long.parseLong(Settings.CLUSTER_START_TIMEOUT_MS.defaultText())));
         assertThat(c.peerBind()).isEqualTo(new HostPort("127.0.0.1", 0));
         assertThat(c.toBuilder().build()).isEqualTo(c);
     }
@@ -134,12 +138,19 @@ class ConfigBuildersTest {
         refused(() -> ClusterConfig.builder().heartbeat(Duration.ofMillis(10)), "cluster_heartbeat_ms", "10");
         refused(() -> ClusterConfig.builder().failureTimeout(Duration.ofMillis(100)), "cluster_failure_timeout_ms",
                 "100");
+        refused(() -> ClusterConfig.builder().requestTimeout(Duration.ofMillis(50)), "cluster_request_timeout_ms",
+                "50");
+        refused(() -> ClusterConfig.builder().startTimeout(Duration.ofMillis(50)), "cluster_start_timeout_ms", "50");
         refused(() -> ClusterConfig.builder().advertiseHost(" "), "advertise_host", " ");
         refused(() -> ClusterConfig.builder().ca(null), "cluster_ca_cert", "null");
     }
 
     @Test
     void clusterBuilder_crossRules_failInBuild() {
+        assertThatThrownBy(validCluster().requestTimeout(Duration.ofSeconds(90))::build).hasMessageContaining(
+                "cluster_start_timeout_ms (60000) must be at least cluster_request_timeout_ms (90000)");
+        assertThat(validCluster().requestTimeout(Duration.ofSeconds(90)).startTimeout(Duration.ofSeconds(90)).build()
+                .requestTimeout()).isEqualTo(Duration.ofSeconds(90));
         ClusterConfig.Builder both = validCluster().join(new HostPort("127.0.0.1", 7000));
         assertThatThrownBy(both::build).hasMessageContaining("cluster_bootstrap and cluster_join are exclusive");
         ClusterConfig.Builder certAndCaKey = validCluster().cert(Path.of("n.pem"), Path.of("n.key"));

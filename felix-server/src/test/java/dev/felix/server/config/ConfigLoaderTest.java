@@ -132,4 +132,29 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), cluster)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("cluster_relay_workers");
     }
+
+    @Test
+    void clusterTimeouts_areLoaded_fromFlagsAndEnvironment_andTheStartTimeoutMustCoverTheRequestTimeout()
+            throws Exception {
+        Map<String, String> cluster = new java.util.HashMap<>(Map.of("node_id", "n1", "raft_bind", "127.0.0.1:7000",
+                "cluster_bootstrap", "true", "cluster_ca_cert", "ca.pem", "cluster_ca_key", "ca.key",
+                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0"));
+        ClusterConfig defaults = ConfigLoader.load(null, Map.of(), cluster).cluster();
+        assertThat(defaults.requestTimeout()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(defaults.startTimeout()).isEqualTo(java.time.Duration.ofSeconds(60));
+
+        ClusterConfig fromEnv = ConfigLoader.load(null, Map.of("FELIX_CLUSTER_REQUEST_TIMEOUT_MS", "1500",
+                "FELIX_CLUSTER_START_TIMEOUT_MS", "20000"), cluster).cluster();
+        assertThat(fromEnv.requestTimeout()).isEqualTo(java.time.Duration.ofMillis(1500));
+        assertThat(fromEnv.startTimeout()).isEqualTo(java.time.Duration.ofSeconds(20));
+
+        cluster.put("cluster_request_timeout_ms", "30000");
+        cluster.put("cluster_start_timeout_ms", "10000");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), cluster)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster_start_timeout_ms (10000) must be at least cluster_request_timeout_ms"
+                        + " (30000)");
+        cluster.put("cluster_request_timeout_ms", "99");
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), cluster)).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("cluster_request_timeout_ms");
+    }
 }
