@@ -545,7 +545,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         if (c instanceof TimeoutException) {
             return new FelixException(ErrorCode.UNAVAILABLE, "no metadata quorum: " + what + " was not confirmed"
                     + " within " + settings.requestTimeout().toMillis() + "ms (" + ClusterSettings.REQUEST_TIMEOUT
-                    + "); it may still be applied later. Members: " + membersInWords());
+                    + "); it may still be applied later. Members, as last committed: " + membersInWords());
         }
         if (closed.get()) {
             return new FelixException(ErrorCode.UNAVAILABLE, "cluster metadata is closed");
@@ -553,6 +553,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         return new FelixException(ErrorCode.UNAVAILABLE, "metadata write failed: " + what + ": " + c);
     }
 
+    /**
+     * The members with their statuses as this node last applied them. Without a quorum nobody can commit a node
+     * {@code down}, so nodes that went away with the quorum still show {@code up}: the words say "as last committed".
+     */
     private String membersInWords() {
         StringBuilder b = new StringBuilder();
         for (NodeInfo n : nodes()) {
