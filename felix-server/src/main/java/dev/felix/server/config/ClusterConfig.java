@@ -41,13 +41,14 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
 
     /** Default {@code cluster_name}: {@code felix}. */
     public static final String DEFAULT_NAME = "felix";
+    // The timings' defaults are the metadata layer's own (ClusterSettings), kept there only.
     /** Default {@code cluster_heartbeat_ms}: 500 ms. */
-    public static final Duration DEFAULT_HEARTBEAT = Duration.ofMillis(500);
+    public static final Duration DEFAULT_HEARTBEAT = ClusterSettings.DEFAULT_HEARTBEAT_INTERVAL;
     /** Default {@code cluster_failure_timeout_ms}: 2 s (four heartbeats). */
-    public static final Duration DEFAULT_FAILURE_TIMEOUT = Duration.ofSeconds(2);
-    /** Default {@code cluster_request_timeout_ms}: 5 s, the metadata layer's own default. */
+    public static final Duration DEFAULT_FAILURE_TIMEOUT = ClusterSettings.DEFAULT_FAILURE_TIMEOUT;
+    /** Default {@code cluster_request_timeout_ms}: 5 s. */
     public static final Duration DEFAULT_REQUEST_TIMEOUT = ClusterSettings.DEFAULT_REQUEST_TIMEOUT;
-    /** Default {@code cluster_start_timeout_ms}: 60 s, the metadata layer's own default. */
+    /** Default {@code cluster_start_timeout_ms}: 60 s. */
     public static final Duration DEFAULT_START_TIMEOUT = ClusterSettings.DEFAULT_START_TIMEOUT;
 
     public ClusterConfig {
