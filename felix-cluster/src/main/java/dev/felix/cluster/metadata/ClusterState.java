@@ -157,12 +157,27 @@ record ClusterState(String clusterName, long seed, long version, SortedMap<Strin
 
     // ------------------------------------------------------------------ apply
 
-    /**
-     * Applies {@code command}, the log entry at {@code index}. Pure and deterministic; a refused command returns
-     * this state unchanged. {@link #version()} of the result is {@code index} when the state changed.
-     */
+    /** {@link #apply(Command, long, long)} of an entry whose term is not known: a {@link Command.Decided} is refused. */
     Applied apply(Command command, long index) {
+        return apply(command, index, -1);
+    }
+
+    /**
+     * Applies {@code command}, the log entry at {@code index} of {@code term}. Pure and deterministic; a refused
+     * command returns this state unchanged. {@link #version()} of the result is {@code index} when the state changed.
+     * A {@link Command.Decided} is applied only when it was decided in {@code term} (refused with
+     * {@link ErrorCode#NOT_LEADER} otherwise).
+     */
+    Applied apply(Command command, long index, long term) {
         Objects.requireNonNull(command, "command");
+        if (command instanceof Command.Decided d) {
+            if (d.term() != term) {
+                return refused(ErrorCode.NOT_LEADER, "a failover decision made as metadata leader in term " + d.term()
+                        + " reached the log in term " + term + ": the node that made it had been deposed, and what"
+                        + " it decided from may be stale");
+            }
+            command = d.decision();
+        }
         if (command instanceof Command.InitCluster c) {
             return initCluster(c, index);
         } else if (command instanceof Command.RegisterNode c) {

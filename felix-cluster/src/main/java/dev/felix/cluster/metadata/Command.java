@@ -125,4 +125,23 @@ sealed interface Command {
      */
     record Barrier() implements Command {
     }
+
+    /**
+     * A failover decision ({@code decision}: a node's status, a unit's new leader or its unavailability) made by the
+     * Raft leader of {@code term}, from what that leader had heard. {@link ClusterState#apply(Command, long, long)}
+     * applies it only from a log entry of that same term: an entry of a later term means the decision was handed to
+     * a newer leader (the deciding node's Raft client retries at whichever node leads), so the node that made it had
+     * been deposed, and what it decided from may be stale. A leader frozen until it is replaced decides on resuming,
+     * before it hears of its successor, that every node it did not hear from while frozen is down.
+     *
+     * <p>In JSON the decision's own object with one more field, {@code decided_in_term}.
+     */
+    record Decided(long term, Command decision) implements Command {
+        public Decided {
+            Objects.requireNonNull(decision, "decision");
+            if (decision instanceof Decided) {
+                throw new IllegalArgumentException("a decision is fenced once");
+            }
+        }
+    }
 }

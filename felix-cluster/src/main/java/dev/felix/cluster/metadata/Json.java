@@ -244,6 +244,11 @@ final class Json {
     // ------------------------------------------------------------------ commands
 
     private static ObjectNode command(Command c) {
+        if (c instanceof Command.Decided d) {
+            ObjectNode n = command(d.decision());
+            n.put("decided_in_term", d.term());
+            return n;
+        }
         ObjectNode n = MAPPER.createObjectNode();
         if (c instanceof Command.InitCluster x) {
             n.put("type", "init_cluster");
@@ -313,6 +318,11 @@ final class Json {
     }
 
     private static Command command(JsonNode n) {
+        Command c = undecided(n);
+        return n.has("decided_in_term") ? new Command.Decided(lng(n, "decided_in_term"), c) : c;
+    }
+
+    private static Command undecided(JsonNode n) {
         String type = text(n, "type");
         switch (type) {
             case "init_cluster":

@@ -182,7 +182,7 @@ final class MetadataStateMachine extends BaseStateMachine {
         Outcome outcome;
         try {
             Command command = Json.decodeCommand(data);
-            ClusterState.Applied a = state.apply(command, index);
+            ClusterState.Applied a = state.apply(command, index, entry.getTerm());
             outcome = a.outcome();
             if (a.state() != state) {
                 state = a.state();

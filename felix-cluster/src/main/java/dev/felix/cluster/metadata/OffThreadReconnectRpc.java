@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * so the proxy is replaced by then; if it were not, the retry would fail on the closing connection and be retried at
  * the same call id, which Raft's retry cache keeps from applying twice. The pool is bounded
  * ({@value #MAX_CLOSING} closes at a time); beyond that a reconnect runs on the caller's thread as before, so none is
- * ever dropped.
+ * ever dropped. Each reconnect is counted by where it ran ({@link ReconnectCounts}, the metric
+ * {@code felix_raft_client_reconnects_total{thread}}).
  *
  * <p>Everything else goes straight to the wrapped transport.
  */
@@ -47,16 +48,22 @@ final class OffThreadReconnectRpc implements RaftClientRpc {
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final RaftClientRpc delegate;
+    private final ReconnectCounts counts;
     private final ThreadPoolExecutor reconnects;
 
-    OffThreadReconnectRpc(RaftClientRpc delegate) {
+    OffThreadReconnectRpc(RaftClientRpc delegate, ReconnectCounts counts) {
         this.delegate = delegate;
+        this.counts = counts;
         this.reconnects = new ThreadPoolExecutor(0, MAX_CLOSING, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                r -> {
-                    Thread t = new Thread(r, "felix-raft-reconnect-" + THREADS.incrementAndGet());
-                    t.setDaemon(true);
-                    return t;
-                }, new ThreadPoolExecutor.CallerRunsPolicy());
+                ReconnectThread::new, new ThreadPoolExecutor.CallerRunsPolicy());
+    }
+
+    /** A thread of a reconnect pool (told apart from a caller's thread when counting). */
+    private static final class ReconnectThread extends Thread {
+        ReconnectThread(Runnable r) {
+            super(r, "felix-raft-reconnect-" + THREADS.incrementAndGet());
+            setDaemon(true);
+        }
     }
 
     @Override
@@ -104,6 +111,7 @@ final class OffThreadReconnectRpc implements RaftClientRpc {
 
     private void reconnect(RaftPeerId serverId, Throwable t) {
         long start = System.nanoTime();
+        counts.reconnected(Thread.currentThread() instanceof ReconnectThread);
         delegate.handleException(serverId, t, true);
         LOG.debug("reconnected to {} after {} in {} ms", serverId, t.toString(),
                 (System.nanoTime() - start) / 1_000_000);

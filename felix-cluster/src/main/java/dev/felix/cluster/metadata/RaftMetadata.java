@@ -45,6 +45,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.ClientFactory;
 import org.apache.ratis.client.RaftClient;
@@ -56,12 +57,16 @@ import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.exceptions.GroupMismatchException;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.LeaderSteppingDownException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.DivisionInfo;
@@ -135,6 +140,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final RaftPeer self;
     private final Parameters parameters;
     private final Liveness liveness;
+    /** Who the failover decider's requests to this node's own Raft server come from ({@link #submitHere}). */
+    private final ClientId deciderId = ClientId.randomId();
+    private final AtomicLong deciderCalls = new AtomicLong();
+    /** Reconnects of this node's Raft clients, by thread ({@code felix_raft_client_reconnects_total}). */
+    private final ReconnectCounts reconnects = new ReconnectCounts();
     private final MetadataStateMachine stateMachine;
     private final CopyOnWriteArrayList<ClusterListener> listeners = new CopyOnWriteArrayList<>();
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
@@ -401,7 +411,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 .setRaftGroup(group)
                 .setProperties(p)
                 .setParameters(parameters)
-                .setClientRpc(new OffThreadReconnectRpc(rpc))
+                .setClientRpc(new OffThreadReconnectRpc(rpc, reconnects))
                 .setRetryPolicy(retry)
                 .build();
     }
@@ -511,6 +521,43 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }).orTimeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Submits a command to this node's own Raft server, and completes with its outcome once committed and applied
+     * here; fails if this node does not lead the metadata group (then, or before the entry is committed). For the
+     * failover decider, which acts only as leader: its decisions never go through a Raft client, which would first
+     * wait out an attempt at the node it last saw leading (a frozen predecessor: 1 s, and failover with it), and
+     * which hands a request to whichever node leads, a deposed decider's too (see {@link Command.Decided}).
+     */
+    private CompletableFuture<Committed> submitHere(Command command, long deadlineNanos) {
+        RaftServer s = server;
+        if (s == null) {
+            return CompletableFuture.failedFuture(new FelixException(ErrorCode.UNAVAILABLE,
+                    "cluster metadata is not started"));
+        }
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(deciderId)
+                .setServerId(self.getId())
+                .setGroupId(groupId)
+                .setCallId(deciderCalls.incrementAndGet())
+                .setMessage(Message.valueOf(ByteString.copyFrom(Json.encode(command))))
+                .setType(RaftClientRequest.writeRequestType())
+                .build();
+        CompletableFuture<RaftClientReply> sent;
+        try {
+            sent = s.submitClientRequestAsync(request);
+        } catch (IOException | RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return sent.thenCompose(reply -> {
+            if (!reply.isSuccess()) {
+                throw new CompletionException(reply.getException());
+            }
+            Committed done = new Committed(Json.decodeOutcome(reply.getMessage().getContent().toByteArray()),
+                    reply.getLogIndex());
+            return stateMachine.awaitApplied(done.index()).thenApply(v -> done);
+        }).orTimeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
     /** A write on behalf of a caller: typed result or typed error, completed on the callback thread. */
     private <T> CompletableFuture<T> write(Command command, Class<T> type, String what) {
         CompletableFuture<T> result = new CompletableFuture<>();
@@ -566,6 +613,12 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             b.append(n.nodeId()).append(" (").append(n.up() ? "up" : "down").append(')');
         }
         return b.length() == 0 ? "none known" : b.toString();
+    }
+
+    /** Whether a request failed because this node's Raft server does not (or no longer) lead. */
+    private static boolean deposed(Throwable t) {
+        return t instanceof NotLeaderException || t instanceof LeaderSteppingDownException
+                || t instanceof LeaderNotReadyException;
     }
 
     private static Throwable unwrap(Throwable e) {
@@ -973,11 +1026,30 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 if (closed.get()) {
                     return;
                 }
-                Outcome o = submit(d.command(), System.nanoTime() + settings.requestTimeout().toNanos())
-                        .get(settings.requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS).outcome();
+                // To this node's own server, fenced by this term: a decision is committed by the leader that made
+                // it or not at all (Command.Decided).
+                Outcome o;
+                try {
+                    o = submitHere(new Command.Decided(term, d.command()),
+                            System.nanoTime() + settings.requestTimeout().toNanos())
+                            .get(settings.requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS).outcome();
+                } catch (ExecutionException e) {
+                    if (!deposed(unwrap(e))) {
+                        throw e;
+                    }
+                    o = Outcome.refused(ErrorCode.NOT_LEADER, String.valueOf(unwrap(e)));
+                }
                 if (o instanceof Outcome.Done done) {
                     metrics.decided(d.kind());
                     LOG.info("failover decision committed: {} {}", d.kind(), describe(d.command(), done.value()));
+                } else if (((Outcome.Refused) o).error().code() == ErrorCode.NOT_LEADER) {
+                    // Typically a leader paused until it was replaced, deciding on resuming from what it heard
+                    // before the pause, before it has heard of its successor.
+                    metrics.deposed();
+                    LOG.info("failover decision {} {} not committed, and this round's others dropped: this node no"
+                            + " longer leads ({})", d.kind(), describe(d.command(), null),
+                            ((Outcome.Refused) o).error().message());
+                    return;
                 } else {
                     LOG.debug("failover decision {} refused: {}", d.command(), ((Outcome.Refused) o).error());
                 }
@@ -1144,6 +1216,16 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         @Override
         public long heartbeatsReceived() {
             return liveness.received();
+        }
+
+        @Override
+        public long reconnectsOnPool() {
+            return reconnects.onPool();
+        }
+
+        @Override
+        public long reconnectsOnCaller() {
+            return reconnects.onCaller();
         }
     }
 }

@@ -28,8 +28,16 @@ import java.util.function.ToDoubleFunction;
  *       node</td></tr>
  *   <tr><td>{@code felix_raft_heartbeats_received_total}</td><td>counter</td><td>node heartbeats this node received
  *       as Raft leader</td></tr>
+ *   <tr><td>{@code felix_raft_client_reconnects_total{thread}}</td><td>counter</td><td>reconnects of this node's
+ *       Raft clients to a peer after a failed attempt (a timeout, a closed connection): {@code pool}, made on a
+ *       thread of their own while the request went on to another peer, or {@code caller}, made on the failing
+ *       request's thread because {@link OffThreadReconnectRpc#MAX_CLOSING} were already closing</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
  *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
+ *   <tr><td>{@code felix_raft_decisions_deposed_total}</td><td>counter</td><td>failover decisions (status
+ *       changes included) this node made as Raft leader and did not commit because it no longer led by the time
+ *       they reached the log: its own server refused them, or the log did ({@link Command.Decided}). A leader paused
+ *       until it was replaced decides on resuming, from what it heard before the pause</td></tr>
  *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node committed
  *   a barrier through the metadata leader and waited to apply up to it, before answering {@code not_found}
  *   ({@code caught_up}, or {@code gave_up}: no leader or no majority, or committing and applying took longer than
@@ -47,6 +55,7 @@ final class RaftMetrics implements AutoCloseable {
     private final MeterRegistry registry;
     private final List<Meter> meters = new ArrayList<>();
     private final EnumMap<FailoverDecider.Kind, Counter> decisions = new EnumMap<>(FailoverDecider.Kind.class);
+    private Counter deposed;
     private Counter catchUpsDone;
     private Counter catchUpsGivenUp;
 
@@ -65,6 +74,12 @@ final class RaftMetrics implements AutoCloseable {
         long snapshotsTaken();
 
         long heartbeatsReceived();
+
+        /** Reconnects of this node's Raft clients made on a reconnect pool's thread ({@link ReconnectCounts}). */
+        long reconnectsOnPool();
+
+        /** Reconnects made on the caller's thread, because the pool was full. */
+        long reconnectsOnCaller();
     }
 
     /** The objects the function counters read (see the constructor). */
@@ -94,6 +109,19 @@ final class RaftMetrics implements AutoCloseable {
                 .description("metadata snapshots written by this node").register(registry));
         meters.add(FunctionCounter.builder("felix.raft.heartbeats.received", source, Source::heartbeatsReceived)
                 .description("node heartbeats received as Raft leader").register(registry));
+        meters.add(FunctionCounter.builder("felix.raft.client.reconnects", source, Source::reconnectsOnPool)
+                .tag("thread", "pool")
+                .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
+                .register(registry));
+        meters.add(FunctionCounter.builder("felix.raft.client.reconnects", source, Source::reconnectsOnCaller)
+                .tag("thread", "caller")
+                .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
+                .register(registry));
+        deposed = Counter.builder("felix.raft.decisions.deposed")
+                .description("failover decisions this node made as Raft leader and did not commit because it no"
+                        + " longer led by the time they reached the log")
+                .register(registry);
+        meters.add(deposed);
         catchUpsDone = catchUps(registry, "caught_up");
         catchUpsGivenUp = catchUps(registry, "gave_up");
         for (FailoverDecider.Kind k : FailoverDecider.Kind.values()) {
@@ -115,6 +143,13 @@ final class RaftMetrics implements AutoCloseable {
             }
             meters.add(c);
             decisions.put(k, c);
+        }
+    }
+
+    /** Counts a failover decision not committed because this node no longer led ({@link Command.Decided}). */
+    void deposed() {
+        if (registry != null) {
+            deposed.increment();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.felix.cluster.metadata;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.felix.cluster.NodeInfo;
 import dev.felix.cluster.NodeStatus;
@@ -126,6 +127,40 @@ class ClusterStateTest {
         ClusterState before = log.state;
         assertThat(log.done(new Command.Barrier())).isNull();
         assertThat(log.state).isSameAs(before);
+    }
+
+    @Test
+    void aDecision_appliesOnlyFromAnEntryOfTheTermItWasDecidedIn() {
+        Log log = cluster("a", "b");
+        Command down = new Command.SetNodeStatus("b", NodeStatus.DOWN, 1);
+
+        // Decided as leader in term 3, appended by the leader of term 4: its maker had been deposed.
+        ClusterState before = log.state;
+        ClusterState.Applied stale = before.apply(new Command.Decided(3, down), ++log.index, 4);
+        assertThat(stale.state()).as("a refusal changes nothing").isSameAs(before);
+        assertThat(stale.outcome()).isInstanceOfSatisfying(Outcome.Refused.class, r -> {
+            assertThat(r.error().code()).isEqualTo(ErrorCode.NOT_LEADER);
+            assertThat(r.error().message()).contains("term 3", "in term 4", "deposed");
+        });
+        // An entry whose term is not known (the two-argument apply) cannot show the decision is current.
+        log.refused(new Command.Decided(3, down), ErrorCode.NOT_LEADER, "term 3");
+        assertThat(log.state.node("b").orElseThrow().status()).isEqualTo(NodeStatus.UP);
+
+        ClusterState.Applied current = log.state.apply(new Command.Decided(4, down), ++log.index, 4);
+        assertThat(current.outcome()).isInstanceOf(Outcome.Done.class);
+        assertThat(current.state().node("b").orElseThrow().status()).isEqualTo(NodeStatus.DOWN);
+        assertThat(current.state().version()).isEqualTo(log.index);
+        // The decision is then what it wraps: a compare-and-set on the incarnation, as ever.
+        ClusterState.Applied wrongIncarnation = current.state()
+                .apply(new Command.Decided(4, new Command.SetNodeStatus("b", NodeStatus.UP, 9)), ++log.index, 4);
+        assertThat(wrongIncarnation.outcome()).isInstanceOfSatisfying(Outcome.Refused.class,
+                r -> assertThat(r.error().code()).isEqualTo(ErrorCode.BAD_REQUEST));
+    }
+
+    @Test
+    void aDecisionIsFencedOnce() {
+        Command.Decided once = new Command.Decided(1, new Command.Barrier());
+        assertThatThrownBy(() -> new Command.Decided(1, once)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

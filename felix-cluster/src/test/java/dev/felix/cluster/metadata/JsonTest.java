@@ -57,7 +57,25 @@ class JsonTest {
                 new Command.SetUnavailable(KEY, 4, FailoverDecider.LEADER_GONE),
                 new Command.HandOff(KEY, 4, "n1", "n2"),
                 new Command.ResumeLeadership(KEY, 4, "n1"),
-                new Command.Barrier());
+                new Command.Barrier(),
+                new Command.Decided(7, new Command.SetNodeStatus("n1", NodeStatus.UP, 9)),
+                new Command.Decided(0, new Command.SetLeader(KEY, "n2", 4, List.of("n2"))),
+                new Command.Decided(Long.MAX_VALUE, new Command.SetUnavailable(KEY, 4, FailoverDecider.NO_MAJORITY)));
+    }
+
+    @Test
+    void aDecision_isItsCommandsObjectWithTheTerm_soAnEntryWithoutTheTermIsThePlainCommand() {
+        Command plain = new Command.SetNodeStatus("n1", NodeStatus.DOWN, 9);
+        String decided = new String(Json.encode(new Command.Decided(12, plain)), StandardCharsets.UTF_8);
+        String undecided = new String(Json.encode(plain), StandardCharsets.UTF_8);
+
+        assertThat(decided).contains("\"decided_in_term\":12").contains("\"type\":\"set_node_status\"");
+        assertThat(decided.replace(",\"decided_in_term\":12", "")).isEqualTo(undecided);
+        // Entries written before decisions carried their term (and by the decider of an older node) stay plain.
+        assertThat(Json.decodeCommand(undecided.getBytes(StandardCharsets.UTF_8))).isEqualTo(plain);
+        assertThatThrownBy(() -> Json.decodeCommand(
+                undecided.replace("}", ",\"decided_in_term\":\"x\"}").getBytes(StandardCharsets.UTF_8)))
+                .hasMessageContaining("'decided_in_term' must be an integer");
     }
 
     @ParameterizedTest

@@ -34,7 +34,8 @@ class OffThreadReconnectRpcTest {
     private static final RaftPeerId FROZEN = RaftPeerId.valueOf("n1");
 
     private final BlockingTransport transport = new BlockingTransport();
-    private final OffThreadReconnectRpc rpc = new OffThreadReconnectRpc(transport);
+    private final ReconnectCounts counts = new ReconnectCounts();
+    private final OffThreadReconnectRpc rpc = new OffThreadReconnectRpc(transport, counts);
 
     @AfterEach
     void release() throws IOException {
@@ -54,6 +55,8 @@ class OffThreadReconnectRpcTest {
         assertThat(r.peer()).isEqualTo(FROZEN);
         assertThat(r.cause()).isSameAs(timeout);
         assertThat(r.thread()).startsWith("felix-raft-reconnect-").isNotEqualTo(Thread.currentThread().getName());
+        assertThat(counts.onPool()).isEqualTo(1);
+        assertThat(counts.onCaller()).isZero();
     }
 
     @Test
@@ -66,6 +69,7 @@ class OffThreadReconnectRpcTest {
         assertThat(transport.reconnects).extracting(Reconnect::thread)
                 .containsExactly(Thread.currentThread().getName(), Thread.currentThread().getName());
         assertThat(transport.reconnects).extracting(Reconnect::asked).containsExactly(false, false);
+        assertThat(counts.onPool() + counts.onCaller()).as("no reconnect was made").isZero();
     }
 
     @Test
@@ -101,6 +105,8 @@ class OffThreadReconnectRpcTest {
         assertThat(fifth.peer()).isEqualTo(RaftPeerId.valueOf("n9"));
         assertThat(fifth.thread()).isEqualTo("the-fifth-caller");
         assertThat(returned).as("the fifth caller waits for its own close").isFalse();
+        assertThat(counts.onPool()).isEqualTo(OffThreadReconnectRpc.MAX_CLOSING);
+        assertThat(counts.onCaller()).isEqualTo(1);
 
         transport.closing.countDown();
         caller.join(10_000);

@@ -1,0 +1,144 @@
+package dev.felix.demos.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.client.FelixClient;
+import dev.felix.wire.ClusterNodeStatus;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three real {@code felix server} processes; the Raft leader of the metadata group is frozen (SIGSTOP) long enough to
+ * be declared down, then thawed. While it is frozen, its successor must declare it down and no one else: the two live
+ * nodes keep heartbeating the new leader within its grace although their Raft clients were talking to the frozen node.
+ * Once thawed, it is declared up again, and that is all: the decisions it makes on resuming, while it still believes
+ * it leads and has heard no one for seconds ("every other node is down"), are never committed. Its decider submits to
+ * its own Raft server only, which cannot commit in a term that is over, and the log refuses a decision in an entry of
+ * a later term than its own ({@code Command.Decided}). Before both, 2 of 4 runs failed here: the decider's Raft client
+ * handed the thawed node's "n2 is down" and "n3 is down" to the successor, which committed them, then brought the two
+ * back up.
+ *
+ * <p>That depends on two things (docs/cluster.md, "A frozen Raft leader and the first write"): a heartbeat is given up
+ * after one attempt (1 s), so the next one is sent to the node the client has moved to; and the client's reconnect to
+ * the frozen node, which Ratis makes wait 3 s for a close that never completes, runs on a thread of its own
+ * ({@code OffThreadReconnectRpc}) instead of holding up the retry. The live nodes' {@code
+ * felix_raft_client_reconnects_total{thread="pool"}} shows the second is what their clients did.
+ *
+ * <p>The window is long enough for a live node wrongly declared down to show: the freeze lasts until the new leader
+ * has received 16 heartbeats since its election (two live nodes, two a second each: about 4 s, twice the 2 s failure
+ * timeout), and a live node is declared down at the end of its grace, 2 s after the election, so an {@code up} follows
+ * with its next heartbeat; either would count.
+ */
+@Timeout(180)
+class FrozenRaftLeaderLivenessTest {
+
+    private static final String DOWN = "felix_raft_node_status_changes_total{status=\"down\"}";
+    private static final String UP = "felix_raft_node_status_changes_total{status=\"up\"}";
+    private static final String HEARTBEATS = "felix_raft_heartbeats_received_total";
+    private static final String POOL_RECONNECTS = "felix_raft_client_reconnects_total{thread=\"pool\"}";
+
+    /** Heartbeats the new leader must have received since its election before the frozen one is thawed. */
+    private static final int WINDOW_HEARTBEATS = 16;
+
+    /** Kept when the test fails: the nodes' logs are under {@code logs/}. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    @Test
+    void whileTheRaftLeaderIsFrozen_itAloneIsDeclaredDown_andTheLiveNodesReconnectOffThread() throws Exception {
+        try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
+            NodeProcess frozen = raftLeader(c.nodes());
+            List<NodeProcess> live = c.nodes().stream().filter(n -> n != frozen).toList();
+            try (FelixClient observer = c.connect(live.get(0).id())) {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                // Only a Raft leader commits status changes: the live nodes' counters stand still until one leads.
+                Map<String, Double> downBefore = perNode(live, DOWN);
+                Map<String, Double> upBefore = perNode(live, UP);
+                Map<String, Double> reconnectsBefore = perNode(live, POOL_RECONNECTS);
+                double frozenDownBefore = NodeMetrics.value(frozen, DOWN);
+
+                long start = System.nanoTime();
+                frozen.freeze();
+                NodeProcess successor;
+                try {
+                    successor = raftLeader(live);
+                    double heartbeatsAtElection = NodeMetrics.value(successor, HEARTBEATS);
+                    System.out.printf("%s frozen, %s elected after %d ms (%s)%n", frozen.id(), successor.id(),
+                            (System.nanoTime() - start) / 1_000_000, dir);
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                            .until(() -> "down".equals(statuses(observer).get(frozen.id())));
+                    System.out.printf("%s declared down %d ms after the freeze%n", frozen.id(),
+                            (System.nanoTime() - start) / 1_000_000);
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() ->
+                            NodeMetrics.value(successor, HEARTBEATS) >= heartbeatsAtElection + WINDOW_HEARTBEATS);
+                    System.out.printf("window closed %d ms after the freeze; nodes: %s%n",
+                            (System.nanoTime() - start) / 1_000_000, statuses(observer));
+
+                    assertThat(NodeMetrics.value(successor, DOWN) - downBefore.get(successor.id()))
+                            .as("status changes to down committed by the new leader %s (only %s is frozen)",
+                                    successor.id(), frozen.id())
+                            .isEqualTo(1.0);
+                    assertThat(NodeMetrics.value(successor, UP) - upBefore.get(successor.id()))
+                            .as("status changes to up committed by the new leader %s while %s is frozen: a live node"
+                                    + " declared down and back", successor.id(), frozen.id())
+                            .isZero();
+                    Map<String, String> now = statuses(observer);
+                    for (NodeProcess n : live) {
+                        assertThat(now.get(n.id())).as("node %s, live all along", n.id()).isEqualTo("up");
+                    }
+                    for (NodeProcess n : live) {
+                        double made = NodeMetrics.value(n, POOL_RECONNECTS) - reconnectsBefore.get(n.id());
+                        System.out.printf("node %s: %.0f reconnects off the caller's thread, %.0f on it%n", n.id(),
+                                made, NodeMetrics.value(n, "felix_raft_client_reconnects_total{thread=\"caller\"}"));
+                        assertThat(made).as("node %s: reconnects to the frozen %s made off the caller's thread",
+                                n.id(), frozen.id()).isPositive();
+                    }
+                } finally {
+                    frozen.thaw();
+                }
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> "up".equals(statuses(observer).get(frozen.id()))
+                                && NodeMetrics.value(frozen, "felix_raft_leader") == 0.0);
+                System.out.printf("%s up again and following; nodes: %s; its decisions not committed as deposed: %.0f%n", frozen.id(),
+                        statuses(observer), NodeMetrics.value(frozen, "felix_raft_decisions_deposed_total"));
+                // On resuming, the thawed node still believes it leads and has heard no one for seconds: the
+                // decisions it makes then must not be committed by its successor (Command.Decided).
+                assertThat(NodeMetrics.value(frozen, DOWN) - frozenDownBefore)
+                        .as("status changes to down committed for the thawed %s, deposed while frozen", frozen.id())
+                        .isZero();
+                assertThat(NodeMetrics.value(successor, UP) - upBefore.get(successor.id()))
+                        .as("status changes to up committed by %s after the thaw: %s only, no live node declared"
+                                + " down and back", successor.id(), frozen.id())
+                        .isEqualTo(1.0);
+                assertThat(statuses(observer)).as("every node").containsOnlyKeys("n1", "n2", "n3")
+                        .allSatisfy((node, status) -> assertThat(status).as(node).isEqualTo("up"));
+            }
+        }
+    }
+
+    private static Map<String, String> statuses(FelixClient client) {
+        return client.cluster().status().nodes().stream()
+                .collect(Collectors.toMap(ClusterNodeStatus::node, ClusterNodeStatus::status));
+    }
+
+    private static Map<String, Double> perNode(List<NodeProcess> nodes, String series) {
+        return nodes.stream().collect(Collectors.toMap(NodeProcess::id, n -> NodeMetrics.value(n, series)));
+    }
+
+    /** The node of {@code candidates} that says it leads the metadata group, once exactly one does. */
+    private static NodeProcess raftLeader(List<NodeProcess> candidates) {
+        List<NodeProcess> leading = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> candidates.stream().filter(n -> NodeMetrics.value(n, "felix_raft_leader") == 1.0)
+                        .toList(), l -> l.size() == 1);
+        return leading.get(0);
+    }
+}
