@@ -17,7 +17,8 @@ import java.util.Objects;
  * the leader heard from each node (in memory, never in Raft) and the time. It proposes commands; it changes
  * nothing itself. Every proposal is a compare-and-set (on the node's incarnation, on the unit's epoch), so a
  * decision taken from a view that another commit has overtaken is refused by {@link ClusterState#apply}, never
- * applied twice or applied stale.
+ * applied twice or applied stale. The caller submits each wrapped in a {@link Command.Decided} of its term, so what a
+ * deposed leader decides from what it heard before a pause is refused too.
  *
  * <p><b>Rules.</b>
  * <ul>

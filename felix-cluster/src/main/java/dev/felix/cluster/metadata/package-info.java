@@ -42,7 +42,10 @@
  * in: the highest {@code (lastEpoch, logEnd)}, ties by lowest node id) or marked unavailable (quorum without such
  * a majority; leader consistency always: {@value dev.felix.cluster.metadata.RaftMetadata#LEADER_GONE}). Every
  * transition is a compare-and-set committed through Raft (on the node's incarnation, on the unit's epoch), so a
- * decision made from a stale view is refused, never applied.
+ * decision made from a stale view of the committed state is refused, never applied. What a leader heard is not in
+ * that state: a leader paused until it was replaced has heard no one for the length of the pause. So the decider
+ * submits to its own Raft server only, and a decision carries the term it was made in ({@code Command.Decided}) and
+ * is applied only from a log entry of that term: a deposed leader's decisions are never committed.
  *
  * <h2>Bootstrap, join, restart</h2>
  * {@code <data>/cluster/node.json} keeps the node id, a per-data-dir instance id, the cluster name and the Raft
