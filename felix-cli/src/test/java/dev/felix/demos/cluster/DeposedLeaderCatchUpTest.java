@@ -58,7 +58,7 @@ class DeposedLeaderCatchUpTest {
                 }
                 for (int round = 0; round < ROUNDS; round++) {
                     StreamRef stream = StreamRef.parse("t1/default/made-by-the-successor-" + round);
-                    NodeProcess deposed = raftLeader(c.nodes());
+                    NodeProcess deposed = NodeMetrics.raftLeader(c.nodes());
                     // Each round starts from a whole cluster: the node frozen last round is up again.
                     FelixClient leaderClient = clients.get(deposed.id());
                     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() ->
@@ -68,7 +68,7 @@ class DeposedLeaderCatchUpTest {
                     long start = System.nanoTime();
                     deposed.freeze();
                     try {
-                        NodeProcess successor = raftLeader(others);
+                        NodeProcess successor = NodeMetrics.raftLeader(others);
                         System.out.printf("round %d: %s frozen, %s elected after %d ms (%s)%n", round, deposed.id(),
                                 successor.id(), (System.nanoTime() - start) / 1_000_000, dir);
                         long elected = System.nanoTime();
@@ -95,16 +95,5 @@ class DeposedLeaderCatchUpTest {
                         NodeMetrics.value(n, "felix_raft_catch_ups_total{outcome=\"gave_up\"}"));
             }
         }
-    }
-
-    /**
-     * The node of {@code candidates} that says it leads the metadata group, once exactly one does (a leader deposed
-     * in the last round may say so until it has heard of its successor).
-     */
-    private static NodeProcess raftLeader(List<NodeProcess> candidates) {
-        List<NodeProcess> leading = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> candidates.stream().filter(n -> NodeMetrics.value(n, "felix_raft_leader") == 1.0)
-                        .toList(), l -> l.size() == 1);
-        return leading.get(0);
     }
 }

@@ -55,7 +55,7 @@ class FrozenRaftLeaderLivenessTest {
     @Test
     void whileTheRaftLeaderIsFrozen_itAloneIsDeclaredDown_andTheLiveNodesReconnectOffThread() throws Exception {
         try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
-            NodeProcess frozen = raftLeader(c.nodes());
+            NodeProcess frozen = NodeMetrics.raftLeader(c.nodes());
             List<NodeProcess> live = c.nodes().stream().filter(n -> n != frozen).toList();
             try (FelixClient observer = c.connect(live.get(0).id())) {
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
@@ -70,7 +70,7 @@ class FrozenRaftLeaderLivenessTest {
                 frozen.freeze();
                 NodeProcess successor;
                 try {
-                    successor = raftLeader(live);
+                    successor = NodeMetrics.raftLeader(live);
                     double heartbeatsAtElection = NodeMetrics.value(successor, HEARTBEATS);
                     System.out.printf("%s frozen, %s elected after %d ms (%s)%n", frozen.id(), successor.id(),
                             (System.nanoTime() - start) / 1_000_000, dir);
@@ -143,7 +143,7 @@ class FrozenRaftLeaderLivenessTest {
     @Test
     void aPauseOfTheWholeCluster_declaresNoNodeDown() throws Exception {
         try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
-            NodeProcess leader = raftLeader(c.nodes());
+            NodeProcess leader = NodeMetrics.raftLeader(c.nodes());
             try (FelixClient observer = c.connect(leader.id())) {
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
@@ -163,7 +163,7 @@ class FrozenRaftLeaderLivenessTest {
                         }
                     }
                 }
-                NodeProcess now = raftLeader(c.nodes());
+                NodeProcess now = NodeMetrics.raftLeader(c.nodes());
                 double heartbeats = NodeMetrics.value(now, HEARTBEATS);
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> NodeMetrics.value(now, HEARTBEATS) >= heartbeats + WINDOW_HEARTBEATS);
@@ -187,13 +187,5 @@ class FrozenRaftLeaderLivenessTest {
 
     private static Map<String, Double> perNode(List<NodeProcess> nodes, String series) {
         return nodes.stream().collect(Collectors.toMap(NodeProcess::id, n -> NodeMetrics.value(n, series)));
-    }
-
-    /** The node of {@code candidates} that says it leads the metadata group, once exactly one does. */
-    private static NodeProcess raftLeader(List<NodeProcess> candidates) {
-        List<NodeProcess> leading = await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> candidates.stream().filter(n -> NodeMetrics.value(n, "felix_raft_leader") == 1.0)
-                        .toList(), l -> l.size() == 1);
-        return leading.get(0);
     }
 }

@@ -513,6 +513,12 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+        return committed(sent, applyHere, deadlineNanos);
+    }
+
+    /** The outcome of a submitted command: once committed, and applied here if {@code applyHere}; by the deadline. */
+    private CompletableFuture<Committed> committed(CompletableFuture<RaftClientReply> sent, boolean applyHere,
+                                                   long deadlineNanos) {
         return sent.thenCompose(reply -> {
             if (!reply.isSuccess()) {
                 throw new CompletionException(reply.getException());
@@ -551,14 +557,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         } catch (IOException | RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return sent.thenCompose(reply -> {
-            if (!reply.isSuccess()) {
-                throw new CompletionException(reply.getException());
-            }
-            Committed done = new Committed(Json.decodeOutcome(reply.getMessage().getContent().toByteArray()),
-                    reply.getLogIndex());
-            return stateMachine.awaitApplied(done.index()).thenApply(v -> done);
-        }).orTimeout(Math.max(1, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        return committed(sent, true, deadlineNanos);
     }
 
     /** A write on behalf of a caller: typed result or typed error, completed on the callback thread. */
