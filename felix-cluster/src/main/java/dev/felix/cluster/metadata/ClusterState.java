@@ -157,7 +157,10 @@ record ClusterState(String clusterName, long seed, long version, SortedMap<Strin
 
     // ------------------------------------------------------------------ apply
 
-    /** {@link #apply(Command, long, long)} of an entry whose term is not known: a {@link Command.Decided} is refused. */
+    /**
+     * {@link #apply(Command, long, long)} of an entry whose term is not known: a {@link Command.Decided} is refused
+     * (its term is never negative).
+     */
     Applied apply(Command command, long index) {
         return apply(command, index, -1);
     }

@@ -129,18 +129,24 @@ sealed interface Command {
     /**
      * A failover decision ({@code decision}: a node's status, a unit's new leader or its unavailability) made by the
      * Raft leader of {@code term}, from what that leader had heard. {@link ClusterState#apply(Command, long, long)}
-     * applies it only from a log entry of that same term: an entry of a later term means the decision was handed to
-     * a newer leader (the deciding node's Raft client retries at whichever node leads), so the node that made it had
-     * been deposed, and what it decided from may be stale. A leader frozen until it is replaced decides on resuming,
-     * before it hears of its successor, that every node it did not hear from while frozen is down.
+     * applies it only from a log entry of that same term: an entry of a later term means the decision reached a newer
+     * leader, so the node that made it had been deposed, and what it decided from may be stale. A leader frozen until
+     * it is replaced decides on resuming, before it hears of its successor, that every node it did not hear from while
+     * frozen is down; until 2026-12-06 its Raft client handed such decisions to the new leader. The decider now submits
+     * to its own Raft server only, which cannot commit in a term that is over: this check keeps the rule whatever the
+     * route to the log.
      *
      * <p>In JSON the decision's own object with one more field, {@code decided_in_term}.
      */
     record Decided(long term, Command decision) implements Command {
         public Decided {
             Objects.requireNonNull(decision, "decision");
-            if (decision instanceof Decided) {
-                throw new IllegalArgumentException("a decision is fenced once");
+            if (term < 0) {
+                throw new IllegalArgumentException("a Raft term is not negative: " + term);
+            }
+            if (!(decision instanceof SetNodeStatus || decision instanceof SetLeader
+                    || decision instanceof SetUnavailable)) {
+                throw new IllegalArgumentException("not a failover decision: " + decision.getClass().getSimpleName());
             }
         }
     }

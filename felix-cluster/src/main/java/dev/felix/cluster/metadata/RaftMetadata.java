@@ -185,7 +185,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private RaftMetadata(ClusterSettings settings, NodeAddresses addresses, NodeFile node, ClusterTls tls,
                          ReplicaReporter reporter, MeterRegistry registry) {
         this.settings = settings;
-        this.pauses = new DeciderPauses(Math.max(1, settings.failureTimeout().toMillis() / 2));
+        // Half the failure timeout, and never less than two heartbeat intervals (four decider ticks), so that the
+        // jitter of a loaded machine under the smallest settings is not taken for a pause.
+        this.pauses = new DeciderPauses(Math.max(settings.failureTimeout().toMillis() / 2,
+                2 * settings.heartbeatInterval().toMillis()));
         this.addresses = addresses;
         this.node = node;
         this.tls = tls;
@@ -1038,7 +1041,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
                         settings.failureTimeout().toMillis(), silentFrom.isEmpty() ? ""
                                 : " (the previous leader " + followedLeader + " was last heard " + (now
-                                        - followedLeaderHeardAt) + "ms ago)");
+                                        - followedLeaderHeardAt) + "ms ago: it has " + (heard + settings
+                                        .failureTimeout().toMillis() - now) + "ms)");
             }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
@@ -1066,11 +1070,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                     metrics.decided(d.kind());
                     LOG.info("failover decision committed: {} {}", d.kind(), describe(d.command(), done.value()));
                 } else if (((Outcome.Refused) o).error().code() == ErrorCode.NOT_LEADER) {
-                    // Typically a leader paused until it was replaced, deciding on resuming from what it heard
-                    // before the pause, before it has heard of its successor.
+                    // This node stopped leading before the decision was committed. Its successor may still commit
+                    // the entry, if it reached a majority in this node's term; nothing else of this round is sent.
                     metrics.deposed();
-                    LOG.info("failover decision {} {} not committed, and this round's others dropped: this node no"
-                            + " longer leads ({})", d.kind(), describe(d.command(), null),
+                    LOG.info("failover decision {} {} not known to be committed, and this round's others dropped:"
+                            + " this node no longer leads ({})", d.kind(), describe(d.command(), null),
                             ((Outcome.Refused) o).error().message());
                     return;
                 } else {

@@ -35,9 +35,10 @@ import java.util.function.ToDoubleFunction;
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
  *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
  *   <tr><td>{@code felix_raft_decisions_deposed_total}</td><td>counter</td><td>failover decisions (status
- *       changes included) this node made as Raft leader and did not commit because it no longer led by the time
- *       they reached the log: its own server refused them, or the log did ({@link Command.Decided}). A leader paused
- *       until it was replaced decides on resuming, from what it heard before the pause</td></tr>
+ *       changes included) this node made as Raft leader that failed because it no longer led by the time they
+ *       reached the log: its own server refused them or stepped down before committing them (the successor may
+ *       still commit one that reached a majority in this node's term), or the log refused them
+ *       ({@link Command.Decided})</td></tr>
  *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node committed
  *   a barrier through the metadata leader and waited to apply up to it, before answering {@code not_found}
  *   ({@code caught_up}, or {@code gave_up}: no leader or no majority, or committing and applying took longer than
@@ -118,8 +119,8 @@ final class RaftMetrics implements AutoCloseable {
                 .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
                 .register(registry));
         deposed = Counter.builder("felix.raft.decisions.deposed")
-                .description("failover decisions this node made as Raft leader and did not commit because it no"
-                        + " longer led by the time they reached the log")
+                .description("failover decisions this node made as Raft leader that failed because it no longer led"
+                        + " by the time they reached the log")
                 .register(registry);
         meters.add(deposed);
         catchUpsDone = catchUps(registry, "caught_up");
@@ -146,7 +147,7 @@ final class RaftMetrics implements AutoCloseable {
         }
     }
 
-    /** Counts a failover decision not committed because this node no longer led ({@link Command.Decided}). */
+    /** Counts a failover decision that failed because this node no longer led ({@link Command.Decided}). */
     void deposed() {
         if (registry != null) {
             deposed.increment();

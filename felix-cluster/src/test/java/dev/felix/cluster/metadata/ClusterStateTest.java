@@ -158,9 +158,15 @@ class ClusterStateTest {
     }
 
     @Test
-    void aDecisionIsFencedOnce() {
-        Command.Decided once = new Command.Decided(1, new Command.Barrier());
-        assertThatThrownBy(() -> new Command.Decided(1, once)).isInstanceOf(IllegalArgumentException.class);
+    void aDecision_isAFailoverCommand_withATerm_fencedOnce() {
+        Command down = new Command.SetNodeStatus("b", NodeStatus.DOWN, 1);
+        assertThatThrownBy(() -> new Command.Decided(1, new Command.Barrier()))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a failover decision");
+        Command.Decided once = new Command.Decided(1, down);
+        assertThatThrownBy(() -> new Command.Decided(1, once))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a failover decision");
+        assertThatThrownBy(() -> new Command.Decided(-1, down))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not negative");
     }
 
     @Test
