@@ -14,9 +14,10 @@ import java.util.Map;
  * cluster counts its predecessor's silence from its last contact before the pause the same way.
  *
  * <p>So a round that starts more than {@code thresholdMillis} after the previous round ended marks a pause, and no
- * silence is counted from before it: the grace of every node starts again at that round ({@link #notBefore}). The
- * threshold is half the failure timeout: a pause shorter than that cannot make a node that heartbeats look silent for
- * the whole timeout, and a real failure is then declared at most one failure timeout later than otherwise.
+ * silence is counted from before it: the grace of every node starts again at that round ({@link #notBefore}).
+ * {@link RaftMetadata} sets the threshold to half the failure timeout, and at least two heartbeat intervals: a pause
+ * shorter than that cannot make a node that heartbeats look silent for the whole timeout, and a real failure is then
+ * declared at most one failure timeout later than otherwise.
  *
  * <p>Decider thread only.
  */

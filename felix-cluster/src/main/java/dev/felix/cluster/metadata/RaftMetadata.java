@@ -1029,13 +1029,16 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 // the leader this node followed until the election: it heartbeated to itself, so its silence is
                 // known from this node's last contact with it. Without this, losing the Raft leader's node cost
                 // an election plus a whole extra failure timeout before its shards failed over.
-                // At least one heartbeat of grace from the election all the same: a predecessor that is alive (after
-                // a pause of the whole cluster it may have stepped down on its own, and been silent to everyone since,
-                // before anyone was elected) heartbeated to itself, and its next heartbeat must have the time to find
-                // this leader. Without, a pause of the whole cluster ended in a false down in 2 of 4 runs, twice
-                // (FrozenRaftLeaderLivenessTest).
-                long heard = Math.min(now, Math.max(followedLeaderHeardAt,
-                        now - settings.failureTimeout().toMillis() + settings.heartbeatInterval().toMillis()));
+                // At least a heartbeat interval and a client attempt of grace from the election all the same (less
+                // than the failure timeout): a predecessor that is alive (after a pause of the whole cluster it may
+                // have stepped down on its own, and been silent to everyone, before anyone was elected; elections
+                // took up to 6 s there) heartbeated to itself, or to no leader at all, and its next heartbeat must
+                // have the time to find this leader. With no floor, a pause of the whole cluster ended in a false
+                // down in 2 of 4 runs, twice; with one heartbeat interval, in 1 of 4 (FrozenRaftLeaderLivenessTest).
+                long failureTimeout = settings.failureTimeout().toMillis();
+                long grace = Math.min(failureTimeout,
+                        settings.heartbeatInterval().toMillis() + CLIENT_ATTEMPT_TIMEOUT.toMillis());
+                long heard = Math.min(now, Math.max(followedLeaderHeardAt, now - failureTimeout + grace));
                 silentFrom = followedLeader == null || followedLeader.equals(settings.nodeId()) ? java.util.Map.of()
                         : java.util.Map.of(followedLeader, heard);
                 LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
