@@ -1034,7 +1034,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 // have stepped down on its own, and been silent to everyone, before anyone was elected; elections
                 // took up to 6 s there) heartbeated to itself, or to no leader at all, and its next heartbeat must
                 // have the time to find this leader. With no floor, a pause of the whole cluster ended in a false
-                // down in 2 of 4 runs, twice; with one heartbeat interval, in 1 of 4 (FrozenRaftLeaderLivenessTest).
+                // down in 2 of 4 runs, twice; with one heartbeat interval, in 1 of 3 (FrozenRaftLeaderLivenessTest).
                 long failureTimeout = settings.failureTimeout().toMillis();
                 long grace = Math.min(failureTimeout,
                         settings.heartbeatInterval().toMillis() + CLIENT_ATTEMPT_TIMEOUT.toMillis());
@@ -1042,10 +1042,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 silentFrom = followedLeader == null || followedLeader.equals(settings.nodeId()) ? java.util.Map.of()
                         : java.util.Map.of(followedLeader, heard);
                 LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
-                        settings.failureTimeout().toMillis(), silentFrom.isEmpty() ? ""
-                                : " (the previous leader " + followedLeader + " was last heard " + (now
-                                        - followedLeaderHeardAt) + "ms ago: it has " + (heard + settings
-                                        .failureTimeout().toMillis() - now) + "ms)");
+                        failureTimeout, silentFrom.isEmpty() ? ""
+                                : " (the previous leader " + followedLeader + " was last heard "
+                                        + (now - followedLeaderHeardAt) + "ms ago: it has "
+                                        + (heard + failureTimeout - now) + "ms)");
             }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
