@@ -50,12 +50,12 @@ public final class ClusterBenchmark {
 
     /** What to run. */
     public record Options(int latencyMessages, int throughputMessages, int window, int payloadBytes, int kills,
-                          boolean nats, Path resultsDir, int warmupMessages) {
+                          boolean nats, Path resultsDir, int warmupMessages, boolean killRaftLeader) {
 
-        /** As the canonical constructor, with the default warm-up. */
+        /** As the canonical constructor, with the default warm-up, killing stream leaders wherever Raft leads. */
         public Options(int latencyMessages, int throughputMessages, int window, int payloadBytes, int kills,
                 boolean nats, Path resultsDir) {
-            this(latencyMessages, throughputMessages, window, payloadBytes, kills, nats, resultsDir, 5000);
+            this(latencyMessages, throughputMessages, window, payloadBytes, kills, nats, resultsDir, 5000, false);
         }
 
         public static String usage() {
@@ -66,6 +66,10 @@ public final class ClusterBenchmark {
                   --window=N        publishes in flight in the throughput phase (default 256)
                   --payload=N       payload bytes (default 256)
                   --kills=N         leader SIGKILLs for the failover distribution (default 20; 0 skips it)
+                  --kill-raft-leader
+                                    each kill takes the node that leads the metadata Raft group, and a
+                                    quorum stream it leads (four such streams are placed so that one is):
+                                    failover when the cluster also loses the node that decides failovers
                   --warmup=N        unrecorded publishes per target before the timed phases, 64 in flight,
                                     acknowledgements checked (default 5000; --quick 2000): the JVM nodes run
                                     their publish path compiled, as a long-running broker does
@@ -83,6 +87,7 @@ public final class ClusterBenchmark {
             int kills = 20;
             int warmup = 5000;
             boolean nats = true;
+            boolean killRaftLeader = false;
             Path results = Path.of("bench/results");
             if (java.util.Arrays.asList(args).contains("--quick")) { // smaller defaults; explicit values still win
                 latency = 300;
@@ -104,6 +109,7 @@ public final class ClusterBenchmark {
                     case "--kills" -> kills = "0".equals(value) ? 0 : NamedValues.positive(name, value);
                     case "--warmup" -> warmup = "0".equals(value) ? 0 : NamedValues.positive(name, value);
                     case "--no-nats" -> nats = false;
+                    case "--kill-raft-leader" -> killRaftLeader = true;
                     case "--results" -> results = Path.of(NamedValues.require(name, value));
                     default -> throw new IllegalArgumentException("unknown option '" + a + "'");
                 }
@@ -111,7 +117,8 @@ public final class ClusterBenchmark {
             if (payload < 8) {
                 throw new IllegalArgumentException("--payload must be at least 8 (the sequence number), not " + payload);
             }
-            return new Options(latency, throughput, window, payload, kills, nats, results, warmup);
+            return new Options(latency, throughput, window, payload, kills, nats, results, warmup,
+                    killRaftLeader);
         }
 
 
@@ -143,7 +150,7 @@ public final class ClusterBenchmark {
     private boolean run() throws Exception {
         Path dir = Files.createTempDirectory("felix-bench-cluster");
         List<Row> rows = new ArrayList<>();
-        List<Long> failovers = new ArrayList<>();
+        List<Failover> failovers = new ArrayList<>();
         boolean ok = true;
         say("felix bench cluster: " + options.warmupMessages() + " unrecorded warm-up publishes, then "
                 + options.latencyMessages() + " publishes one at a time, "
@@ -178,8 +185,22 @@ public final class ClusterBenchmark {
                 }
             }
             if (options.kills() > 0) {
-                say("-- failover: SIGKILL the quorum leader " + options.kills() + " times");
-                failovers = measureFailovers(cluster, StreamRef.parse("t1/default/bench-quorum"));
+                List<StreamRef> probed = new ArrayList<>(List.of(StreamRef.parse("t1/default/bench-quorum")));
+                if (options.killRaftLeader()) {
+                    // Placement spreads leaderships over the nodes, so one of four streams is led by the Raft leader
+                    // (when none is, that kill takes bench-quorum's leader and says so).
+                    try (FelixClient c = cluster.connect("n1")) {
+                        for (int i = 1; i <= 3; i++) {
+                            StreamRef r = StreamRef.parse("t1/default/bench-failover-" + i);
+                            c.streams().create(r, new StreamSpec(1, true, "periodic", null, null)
+                                    .replicated("quorum", 3));
+                            probed.add(r);
+                        }
+                    }
+                }
+                say("-- failover: SIGKILL the quorum leader " + options.kills() + " times" + (options.killRaftLeader()
+                        ? ", each time the one that also leads the metadata Raft group" : ""));
+                failovers = measureFailovers(cluster, probed);
             }
         }
 
@@ -200,16 +221,26 @@ public final class ClusterBenchmark {
         }
         Map<String, Object> failover = new LinkedHashMap<>();
         if (!failovers.isEmpty()) {
-            List<Long> sorted = failovers.stream().sorted().toList();
+            List<Long> sorted = failovers.stream().map(Failover::millis).sorted().toList();
             failover.put("kills", sorted.size());
             failover.put("p50_ms", percentile(sorted, 50));
             failover.put("p99_ms", percentile(sorted, 99));
             failover.put("max_ms", sorted.get(sorted.size() - 1));
-            failover.put("all_ms", failovers);
+            failover.put("all_ms", failovers.stream().map(Failover::millis).toList());
+            failover.put("raft_leader_too", failovers.stream().map(Failover::raftLeader).toList());
             say("");
             say(String.format("failover (leader SIGKILL -> first publish a survivor acknowledged), %d kills: p50 %d ms,"
                     + " p99 %d ms, max %d ms", sorted.size(), percentile(sorted, 50), percentile(sorted, 99),
                     sorted.get(sorted.size() - 1)));
+            for (boolean raft : new boolean[] {true, false}) {
+                List<Long> group = failovers.stream().filter(f -> f.raftLeader() == raft).map(Failover::millis)
+                        .sorted().toList();
+                if (!group.isEmpty()) {
+                    say(String.format("  of which the killed node %s the Raft leader, %d kills: p50 %d ms, max %d ms",
+                            raft ? "was also" : "was not", group.size(), percentile(group, 50),
+                            group.get(group.size() - 1)));
+                }
+            }
         }
         say("load after the run: " + CpuClock.loadAverage());
         Map<String, Object> result = new LinkedHashMap<>();
@@ -367,13 +398,31 @@ public final class ClusterBenchmark {
 
     private static final int WARMUP_WINDOW = 64;
 
-    /** SIGKILL the stream's leader; time until a survivor acknowledges a publish; restart; again. */
-    private List<Long> measureFailovers(LocalCluster cluster, StreamRef ref) throws Exception {
-        List<Long> times = new ArrayList<>();
-        String name = ref.toString();
+    /**
+     * One failover: milliseconds from the SIGKILL to the first acknowledged publish, and whether the killed node also
+     * led the metadata Raft group (its successor must then be elected before anything is decided).
+     */
+    record Failover(long millis, boolean raftLeader) {
+    }
+
+    /**
+     * SIGKILL a stream's leader; time until a survivor acknowledges a publish to that stream; restart; again. The
+     * stream is the first of {@code streams}, or with {@link Options#killRaftLeader()} the first led by the node
+     * that leads the metadata Raft group.
+     */
+    private List<Failover> measureFailovers(LocalCluster cluster, List<StreamRef> streams) throws Exception {
+        List<Failover> times = new ArrayList<>();
         for (int k = 0; k < options.kills(); k++) {
-            ClusterShardStatus before = awaitOnlineAndCaughtUp(cluster, name);
-            String leader = before.leader();
+            Map<StreamRef, String> leaders = new LinkedHashMap<>();
+            for (StreamRef r : streams) { // every stream online and caught up before each kill
+                leaders.put(r, awaitOnlineAndCaughtUp(cluster, r.toString()).leader());
+            }
+            StreamRef ref = streams.get(0);
+            if (options.killRaftLeader()) {
+                StreamRef led = ledByTheRaftLeader(cluster, streams, leaders);
+                ref = led != null ? led : ref;
+            }
+            String leader = leaders.get(ref);
             List<NodeProcess> survivors = cluster.nodes().stream().filter(n -> !n.id().equals(leader)).toList();
             List<FelixClient> clients = new ArrayList<>();
             List<Publisher> publishers = new ArrayList<>();
@@ -383,6 +432,7 @@ public final class ClusterBenchmark {
                     clients.add(c);
                     publishers.add(c.publisher(ref));
                 }
+                boolean raftLeader = cluster.node(leader).saysItLeadsMetadata();
                 long t0 = System.nanoTime();
                 cluster.node(leader).kill();
                 long took = -1;
@@ -403,8 +453,9 @@ public final class ClusterBenchmark {
                 if (took < 0) {
                     say("   kill " + (k + 1) + ": no survivor acknowledged a publish within 60 s");
                 } else {
-                    times.add(took);
-                    say("   kill " + (k + 1) + " (" + leader + "): " + took + " ms");
+                    times.add(new Failover(took, raftLeader));
+                    say("   kill " + (k + 1) + " (" + leader + (raftLeader ? ", also the Raft leader" : "") + ", "
+                            + ref.stream() + "): " + took + " ms");
                 }
             } finally {
                 clients.forEach(FelixClient::close);
@@ -412,6 +463,31 @@ public final class ClusterBenchmark {
             cluster.restart(List.of(leader));
         }
         return times;
+    }
+
+    /**
+     * The first of {@code streams} whose leader leads the metadata Raft group. When none is (a node restarted after a
+     * kill leads no stream until one is placed on it, and it may be elected), new quorum streams are created, up to
+     * three: placement gives a new stream's leadership to the node leading fewest. Null when that fails too.
+     */
+    private StreamRef ledByTheRaftLeader(LocalCluster cluster, List<StreamRef> streams,
+                                         Map<StreamRef, String> leaders) throws Exception {
+        for (int attempt = 0; attempt <= 3; attempt++) {
+            for (StreamRef r : streams) {
+                if (cluster.node(leaders.get(r)).saysItLeadsMetadata()) {
+                    return r;
+                }
+            }
+            if (attempt < 3) {
+                StreamRef r = StreamRef.parse("t1/default/bench-failover-" + (streams.size() + 1));
+                try (FelixClient c = cluster.connect(cluster.nodes().get(0).id())) {
+                    c.streams().create(r, new StreamSpec(1, true, "periodic", null, null).replicated("quorum", 3));
+                }
+                streams.add(r);
+                leaders.put(r, awaitOnlineAndCaughtUp(cluster, r.toString()).leader());
+            }
+        }
+        return null;
     }
 
     private ClusterShardStatus awaitOnlineAndCaughtUp(LocalCluster cluster, String name) throws Exception {

@@ -26,6 +26,8 @@ class ClusterBenchmarkOptionsTest {
         assertThat(o.payloadBytes()).isEqualTo(1024);
         assertThat(o.window()).isEqualTo(64);
         assertThat(o.resultsDir()).isEqualTo(Path.of("/tmp/r"));
+        assertThat(o.killRaftLeader()).as("stream leaders wherever Raft leads, unless asked").isFalse();
+        assertThat(ClusterBenchmark.Options.parse(new String[] {"--kill-raft-leader"}).killRaftLeader()).isTrue();
 
         // An explicit value wins over --quick wherever it stands.
         assertThat(ClusterBenchmark.Options.parse(new String[] {"--latency=50", "--quick"}).latencyMessages()).isEqualTo(50);

@@ -47,6 +47,7 @@ class FrozenRaftLeaderLivenessTest {
     private static final String UP = "felix_raft_node_status_changes_total{status=\"up\"}";
     private static final String HEARTBEATS = "felix_raft_heartbeats_received_total";
     private static final String POOL_RECONNECTS = "felix_raft_client_reconnects_total{thread=\"pool\"}";
+    private static final String PREDECESSOR_ANSWERS = "felix_raft_predecessor_answers_total";
 
     /** Heartbeats the new leader must have received since its election before the frozen one is thawed. */
     private static final int WINDOW_HEARTBEATS = 16;
@@ -68,6 +69,7 @@ class FrozenRaftLeaderLivenessTest {
                 Map<String, Double> upBefore = perNode(live, UP);
                 Map<String, Double> reconnectsBefore = perNode(live, POOL_RECONNECTS);
                 double frozenDownBefore = NodeMetrics.value(frozen, DOWN);
+                double answersBefore = sum(live, PREDECESSOR_ANSWERS);
 
                 long start = System.nanoTime();
                 frozen.freeze();
@@ -81,6 +83,9 @@ class FrozenRaftLeaderLivenessTest {
                             .until(() -> "down".equals(statuses(observer).get(frozen.id())));
                     System.out.printf("%s declared down %d ms after the freeze%n", frozen.id(),
                             (System.nanoTime() - start) / 1_000_000);
+                    assertThat(sum(live, PREDECESSOR_ANSWERS) - answersBefore)
+                            .as("the frozen %s answered its successor %s (it cannot)", frozen.id(), successor.id())
+                            .isZero();
                     await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() ->
                             heartbeatsReceived(live) >= heartbeatsAtElection + WINDOW_HEARTBEATS);
                     System.out.printf("window closed %d ms after the freeze; nodes: %s%n",
@@ -111,6 +116,10 @@ class FrozenRaftLeaderLivenessTest {
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> "up".equals(statuses(observer).get(frozen.id()))
                                 && NodeMetrics.value(frozen, "felix_raft_leader") == 0.0);
+                // Thawed, its Raft server answers the leader that replaced it (PredecessorGrace): what a live
+                // predecessor does within a moment of an election, and what spares it being declared down.
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> sum(live, PREDECESSOR_ANSWERS) - answersBefore >= 1.0);
                 System.out.printf("%s up again and following; nodes: %s; its decisions failed as deposed: %.0f%n",
                         frozen.id(), statuses(observer),
                         NodeMetrics.value(frozen, "felix_raft_decisions_deposed_total"));
@@ -138,11 +147,12 @@ class FrozenRaftLeaderLivenessTest {
      *   <li>A decider counts no silence from before its own pause ({@code DeciderPauses}): overdue, it runs the
      *       moment the process resumes, before the heartbeats that queued during the pause are read. Without, 1 of
      *       4 runs failed: the leader kept its leadership and declared all three nodes down.</li>
-     *   <li>A leader elected after the pause still gives its predecessor a heartbeat interval and a client attempt
-     *       (1.5 s) of grace from the election, however long ago it last heard from it: the predecessor, alive, may
-     *       have stepped down on its own and heartbeated to itself, or to no leader, until someone was elected.
-     *       Without, 2 of 4 runs failed, twice; with 500 ms, 2 of 4 once (an election took 6 s): the new leader
-     *       declared its predecessor down, then up.</li>
+     *   <li>A leader elected after the pause gives its predecessor the grace of every node once the predecessor's
+     *       Raft server answers it, however long ago it last heard from it ({@code PredecessorGrace}): the
+     *       predecessor, alive, may have stepped down on its own and heartbeated to itself, or to no leader, until
+     *       someone was elected. Without any grace, 2 of 4 runs failed, twice; with a fixed 500 ms, 1 of 3 (an
+     *       election took 6 s): the new leader declared its predecessor down, then up. When leadership moved, the
+     *       test checks that the predecessor answered ({@code felix_raft_predecessor_answers_total}).</li>
      * </ul>
      */
     @Test
@@ -153,6 +163,7 @@ class FrozenRaftLeaderLivenessTest {
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
                 Map<String, Double> downBefore = perNode(c.nodes(), DOWN);
+                double answersBefore = sum(c.nodes(), PREDECESSOR_ANSWERS);
 
                 for (NodeProcess n : c.nodes()) {
                     n.freeze();
@@ -175,14 +186,21 @@ class FrozenRaftLeaderLivenessTest {
                         .until(() -> heartbeatsReceived(c.nodes()) >= heartbeats + WINDOW_HEARTBEATS);
                 NodeProcess now = NodeMetrics.raftLeader(c.nodes());
                 Map<String, Double> downAfter = perNode(c.nodes(), DOWN);
+                double answers = sum(c.nodes(), PREDECESSOR_ANSWERS) - answersBefore;
                 System.out.printf("whole cluster paused 3 s: leader %s before, %s after; down decisions before %s,"
-                        + " after %s; nodes %s%n", leader.id(), now.id(), downBefore, downAfter, statuses(observer));
+                        + " after %s; predecessors that answered their successor: %.0f; nodes %s%n", leader.id(),
+                        now.id(), downBefore, downAfter, answers, statuses(observer));
                 for (NodeProcess n : c.nodes()) {
                     assertThat(downAfter.get(n.id()) - downBefore.get(n.id()))
                             .as("status changes to down committed by %s after a pause of every node", n.id())
                             .isZero();
                 }
                 assertThat(statuses(observer).values()).containsOnly("up");
+                if (!now.id().equals(leader.id())) {
+                    // The last leader followed someone else before it was elected: that live predecessor answered.
+                    assertThat(answers).as("predecessors that answered %s, which replaced %s", now.id(), leader.id())
+                            .isGreaterThanOrEqualTo(1.0);
+                }
             }
         }
     }
@@ -194,7 +212,11 @@ class FrozenRaftLeaderLivenessTest {
 
     /** Heartbeats received as Raft leader by any of {@code nodes} since they started (a counter per node). */
     private static double heartbeatsReceived(List<NodeProcess> nodes) {
-        return nodes.stream().mapToDouble(n -> NodeMetrics.value(n, HEARTBEATS)).sum();
+        return sum(nodes, HEARTBEATS);
+    }
+
+    private static double sum(List<NodeProcess> nodes, String series) {
+        return nodes.stream().mapToDouble(n -> NodeMetrics.value(n, series)).sum();
     }
 
     private static Map<String, Double> perNode(List<NodeProcess> nodes, String series) {

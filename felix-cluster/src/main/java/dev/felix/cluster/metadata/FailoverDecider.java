@@ -25,7 +25,8 @@ import java.util.Objects;
  *   <li>Liveness. A node is silent from {@code max(last heartbeat, leaderSince, registered)}: a new leader
  *       grants every node a full failure timeout of grace, and so does a (re-)registration; except the previous
  *       Raft leader, silent from when the new leader last heard from it as its follower (it heartbeated only to
- *       itself, and an election means a majority stopped hearing it). An {@code UP}
+ *       itself, and an election means a majority stopped hearing it) until its Raft server answers the new leader
+ *       ({@link PredecessorGrace}, which builds {@code silentFrom}). An {@code UP}
  *       node silent for the failure timeout is set {@code DOWN};
  *       a {@code DOWN} node heard again (same incarnation, after {@code leaderSince}, within the timeout) is set
  *       {@code UP}.</li>

@@ -114,6 +114,12 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     static final Duration ELECTION_TIMEOUT_MAX = Duration.ofMillis(1000);
     /** How long one attempt of a Raft client request may take before it is retried. */
     static final Duration CLIENT_ATTEMPT_TIMEOUT = Duration.ofSeconds(1);
+    /**
+     * How long a newly elected leader waits for its predecessor's Raft server to answer before it counts the
+     * predecessor's silence from when it last heard it ({@link PredecessorGrace}); never more than the failure
+     * timeout.
+     */
+    static final Duration PREDECESSOR_ANSWER_WINDOW = ELECTION_TIMEOUT_MIN;
     /** Sleep between retries of the Raft client. */
     static final Duration RETRY_SLEEP = Duration.ofMillis(100);
     /**
@@ -159,7 +165,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final ScheduledExecutorService decider =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-decider"));
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final AtomicBoolean heartbeatInFlight = new AtomicBoolean();
+    /** The heartbeat in flight, if any, and where it went (null: wherever the client routed it). */
+    private final java.util.concurrent.atomic.AtomicReference<HeartbeatInFlight> heartbeatInFlight =
+            new java.util.concurrent.atomic.AtomicReference<>();
     private volatile CompletableFuture<?> lastHeartbeat = CompletableFuture.completedFuture(null);
     private final MeterRegistry registry;
     private volatile RaftMetrics metrics;
@@ -177,8 +185,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     /** Decider thread only: the Raft leader this node last followed, and when it last heard from it. */
     private String followedLeader;
     private long followedLeaderHeardAt;
-    /** Decider thread only: nodes whose grace this leadership starts earlier than {@link #leaderSince}. */
-    private java.util.Map<String, Long> silentFrom = java.util.Map.of();
+    /** Decider thread only: the Raft leader this leadership replaced, and its grace. */
+    private PredecessorGrace predecessor = PredecessorGrace.none();
     /** Decider thread only: pauses of this process, across which no silence is counted. */
     private final DeciderPauses pauses;
 
@@ -933,9 +941,26 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
     }
 
+    /** A heartbeat on its way: one object per send, so that only the latest clears the slot. */
+    private record HeartbeatInFlight(RaftPeerId target) {
+    }
+
     private void heartbeat() {
         RaftClient c = heartbeatClient;
-        if (closed.get() || c == null || !heartbeatInFlight.compareAndSet(false, true)) {
+        if (closed.get() || c == null) {
+            return;
+        }
+        // To the leader this node's own Raft server follows, when it knows one: it learns of a new leader from the
+        // leader's first append, while the client's own guess may still be the node that stopped leading, and a
+        // frozen one costs a whole attempt. A heartbeat in flight to another node is then no longer waited for.
+        RaftPeer leader = leaderKnownHere();
+        RaftPeerId target = leader == null ? null : leader.getId();
+        HeartbeatInFlight current = heartbeatInFlight.get();
+        if (current != null && (target == null || target.equals(current.target()))) {
+            return;
+        }
+        HeartbeatInFlight mine = new HeartbeatInFlight(target);
+        if (!heartbeatInFlight.compareAndSet(current, mine)) {
             return;
         }
         reportAgain.set(false);
@@ -946,30 +971,58 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             LOG.warn("the replica reporter failed; heartbeating without reports", e);
             reports = List.of();
         }
-        byte[] message = Json.encode(new Heartbeat(settings.nodeId(), incarnation, reports));
+        Message message = Message.valueOf(ByteString.copyFrom(
+                Json.encode(new Heartbeat(settings.nodeId(), incarnation, reports))));
         try {
             // Given up after one attempt's timeout, not the failure timeout: when the Raft leader is frozen, a
             // heartbeat sent to it is late however Ratis retries it (which it did only after a 3 s close of the old
-            // connection until OffThreadReconnectRpc; docs/upstream-bugs.md). By then the client has already picked
-            // another node as leader, so the next heartbeat, sent once this one is given up, finds the new leader
-            // within its grace, and this node is not declared down for a pause that was not its own.
-            lastHeartbeat = c.async().sendReadOnlyUnordered(Message.valueOf(ByteString.copyFrom(message)))
+            // connection until OffThreadReconnectRpc; docs/upstream-bugs.md). By then this node follows the new
+            // leader, or the client has picked another node, so the next heartbeat finds the new leader within its
+            // grace, and this node is not declared down for a pause that was not its own.
+            if (leader != null) {
+                // A client knows the peers it was built with and those named in its replies since: the bootstrap
+                // node's knows only itself until a reply names the others. Known ones are kept as they are.
+                c.getClientRpc().addRaftPeers(List.of(leader));
+            }
+            CompletableFuture<RaftClientReply> sent = target == null ? c.async().sendReadOnlyUnordered(message)
+                    : c.async().sendReadOnlyUnordered(message, target);
+            lastHeartbeat = sent
                     .orTimeout(Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis()),
                             TimeUnit.MILLISECONDS)
                     .whenComplete((reply, e) -> {
-                        heartbeatInFlight.set(false);
+                        if (!heartbeatInFlight.compareAndSet(mine, null)) {
+                            return; // a later heartbeat went to the leader this node follows now
+                        }
                         if (reportAgain.get() && !closed.get()) {
                             reportNow();
                         }
                         if (e != null && !closed.get()) {
-                            LOG.debug("heartbeat not delivered: {}", String.valueOf(unwrap(e)));
+                            LOG.debug("heartbeat to {} not delivered: {}", target, String.valueOf(unwrap(e)));
                         } else if (reply != null && !reply.isSuccess()) {
-                            LOG.debug("heartbeat refused: {}", String.valueOf(reply.getException()));
+                            LOG.debug("heartbeat to {} refused: {}", target, String.valueOf(reply.getException()));
                         }
                     });
         } catch (RuntimeException e) {
-            heartbeatInFlight.set(false);
+            heartbeatInFlight.compareAndSet(mine, null);
             LOG.debug("heartbeat not sent: {}", e.toString());
+        }
+    }
+
+    /**
+     * The leader this node's Raft server knows of (itself included), from its current configuration, or null when it
+     * knows none.
+     */
+    private RaftPeer leaderKnownHere() {
+        try {
+            RaftServer s = server;
+            if (s == null) {
+                return null;
+            }
+            RaftServer.Division d = s.getDivision(groupId);
+            RaftPeerId id = d.getInfo().getLeaderId();
+            return id == null ? null : d.getRaftConf().getPeer(id);
+        } catch (IOException | RuntimeException e) {
+            return null; // not (yet) a member of the group
         }
     }
 
@@ -1027,30 +1080,32 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 leaderSince = now;
                 // Every node gets a full failure timeout of grace to find this leader with its heartbeats, except
                 // the leader this node followed until the election: it heartbeated to itself, so its silence is
-                // known from this node's last contact with it. Without this, losing the Raft leader's node cost
-                // an election plus a whole extra failure timeout before its shards failed over.
-                // At least a heartbeat interval and a client attempt of grace from the election all the same (less
-                // than the failure timeout): a predecessor that is alive (after a pause of the whole cluster it may
-                // have stepped down on its own, and been silent to everyone, before anyone was elected; elections
-                // took up to 6 s there) heartbeated to itself, or to no leader at all, and its next heartbeat must
-                // have the time to find this leader. With no floor, a pause of the whole cluster ended in a false
-                // down in 2 of 4 runs, twice; with one heartbeat interval, in 1 of 3 (FrozenRaftLeaderLivenessTest).
+                // known from this node's last contact with it (PredecessorGrace). Without this, losing the Raft
+                // leader's node cost an election plus a whole extra failure timeout before its shards failed over.
                 long failureTimeout = settings.failureTimeout().toMillis();
-                long grace = Math.min(failureTimeout,
-                        settings.heartbeatInterval().toMillis() + CLIENT_ATTEMPT_TIMEOUT.toMillis());
-                long heard = Math.min(now, Math.max(followedLeaderHeardAt, now - failureTimeout + grace));
-                silentFrom = followedLeader == null || followedLeader.equals(settings.nodeId()) ? java.util.Map.of()
-                        : java.util.Map.of(followedLeader, heard);
+                predecessor = followedLeader == null || followedLeader.equals(settings.nodeId())
+                        ? PredecessorGrace.none()
+                        : PredecessorGrace.atElection(followedLeader, followedLeaderHeardAt, now, failureTimeout,
+                                Math.min(failureTimeout, PREDECESSOR_ANSWER_WINDOW.toMillis()));
                 LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
-                        failureTimeout, silentFrom.isEmpty() ? ""
+                        failureTimeout, predecessor.nodeId() == null ? ""
                                 : " (the previous leader " + followedLeader + " was last heard "
                                         + (now - followedLeaderHeardAt) + "ms ago: it has "
-                                        + (heard + failureTimeout - now) + "ms)");
+                                        + (predecessor.silentFrom().get(followedLeader) + failureTimeout - now)
+                                        + "ms unless it answers this leader)");
+            }
+            if (predecessor.awaitingAnswer()
+                    && PredecessorGrace.answeredThisLeader(info.getRoleInfoProto(), predecessor.nodeId())) {
+                predecessor.answered();
+                metrics.predecessorAnswered();
+                LOG.info("the previous leader {} answered this leader {}ms after this node saw its election: it is"
+                        + " alive, and has the grace of every node", predecessor.nodeId(),
+                        now - predecessor.electedAt());
             }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
             List<FailoverDecider.Decision> decisions = FailoverDecider.decide(state, liveness.snapshot(), registered,
-                    pauses.notBefore(silentFrom), now, pauses.notBefore(leaderSince),
+                    pauses.notBefore(predecessor.silentFrom()), now, pauses.notBefore(leaderSince),
                     settings.failureTimeout().toMillis());
             for (FailoverDecider.Decision d : decisions) {
                 if (closed.get()) {

@@ -39,6 +39,9 @@ import java.util.function.ToDoubleFunction;
  *       reached the log: its own server refused them or stepped down before committing them (the successor may
  *       still commit one that reached a majority in this node's term), or the log refused them
  *       ({@link Command.Decided})</td></tr>
+ *   <tr><td>{@code felix_raft_predecessor_answers_total}</td><td>counter</td><td>elections this node won in which
+ *       the Raft leader it replaced then answered it: alive, so it got the full failure timeout of grace instead of
+ *       having its silence counted from before the election ({@link PredecessorGrace})</td></tr>
  *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node committed
  *   a barrier through the metadata leader and waited to apply up to it, before answering {@code not_found}
  *   ({@code caught_up}, or {@code gave_up}: no leader or no majority, or committing and applying took longer than
@@ -57,6 +60,7 @@ final class RaftMetrics implements AutoCloseable {
     private final List<Meter> meters = new ArrayList<>();
     private final EnumMap<FailoverDecider.Kind, Counter> decisions = new EnumMap<>(FailoverDecider.Kind.class);
     private Counter deposed;
+    private Counter predecessorAnswers;
     private Counter catchUpsDone;
     private Counter catchUpsGivenUp;
 
@@ -123,6 +127,10 @@ final class RaftMetrics implements AutoCloseable {
                         + " by the time they reached the log")
                 .register(registry);
         meters.add(deposed);
+        predecessorAnswers = Counter.builder("felix.raft.predecessor.answers")
+                .description("elections this node won in which the Raft leader it replaced then answered it")
+                .register(registry);
+        meters.add(predecessorAnswers);
         catchUpsDone = catchUps(registry, "caught_up");
         catchUpsGivenUp = catchUps(registry, "gave_up");
         for (FailoverDecider.Kind k : FailoverDecider.Kind.values()) {
@@ -151,6 +159,13 @@ final class RaftMetrics implements AutoCloseable {
     void deposed() {
         if (registry != null) {
             deposed.increment();
+        }
+    }
+
+    /** Counts a predecessor that answered this node after it replaced it as Raft leader ({@link PredecessorGrace}). */
+    void predecessorAnswered() {
+        if (registry != null) {
+            predecessorAnswers.increment();
         }
     }
 

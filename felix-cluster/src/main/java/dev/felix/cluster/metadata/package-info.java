@@ -18,8 +18,10 @@
  * Every node sends a heartbeat (its id, incarnation and {@link dev.felix.cluster.ReplicaReport}s) every
  * {@code cluster_heartbeat_ms} as a Ratis <em>read-only query</em> ({@code RaftClient.async()
  * .sendReadOnlyUnordered}). Ratis serves a read-only request from the leader's state machine
- * ({@code StateMachine.query}) without appending anything to the log; a follower that receives it answers
- * {@code NotLeaderException} naming the leader and the client retries there. The leader's state machine records
+ * ({@code StateMachine.query}) without appending anything to the log. It is addressed to the leader this node's own
+ * Raft server follows, when it knows one (a follower learns of a new leader from its first append, sooner than a
+ * client does); otherwise the client routes it, and a follower that receives it answers {@code NotLeaderException}
+ * naming the leader, where the client retries. The leader's state machine records
  * the heartbeat in memory ({@code Liveness}). Rejected alternatives: writing heartbeats as log entries would grow
  * the log and every node's apply work with time rather than with change (principle 7: replica progress stays out
  * of Raft); a separate RPC endpoint would need its own port, TLS and leader discovery, all of which the Ratis
@@ -37,7 +39,8 @@
  * <h2>Liveness and failover</h2>
  * Only the Raft leader decides ({@code FailoverDecider}, a pure function of the committed state, the heartbeats
  * it received and its clock): a node silent for {@code cluster_failure_timeout_ms} goes {@code DOWN} (a new leader
- * first grants every node a full timeout of grace), a {@code DOWN} node heard again goes {@code UP}; units whose
+ * first grants every node a full timeout of grace; the Raft leader it replaced, only once that one answers it:
+ * {@code PredecessorGrace}), a {@code DOWN} node heard again goes {@code UP}; units whose
  * leader is down are moved (no log), promoted (quorum, once fenced reports of a majority of the replica set are
  * in: the highest {@code (lastEpoch, logEnd)}, ties by lowest node id) or marked unavailable (quorum without such
  * a majority; leader consistency always: {@value dev.felix.cluster.metadata.RaftMetadata#LEADER_GONE}). Every

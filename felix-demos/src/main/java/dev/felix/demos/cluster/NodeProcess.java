@@ -290,6 +290,14 @@ public final class NodeProcess implements AutoCloseable {
                 .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString()).body();
     }
 
+    /**
+     * Whether it says it leads the cluster's metadata Raft group ({@code felix_raft_leader 1} in its
+     * {@link #metricsText()}). A leader deposed while frozen says so until it hears of its successor.
+     */
+    public boolean saysItLeadsMetadata() throws IOException, InterruptedException {
+        return java.util.regex.Pattern.compile("(?m)^felix_raft_leader 1(\\.0)?$").matcher(metricsText()).find();
+    }
+
     /** Its Raft endpoint ({@code host:port}; kept across restarts). */
     public String raftAddress() {
         return raftAddress;
