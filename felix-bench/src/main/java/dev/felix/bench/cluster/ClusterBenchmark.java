@@ -465,10 +465,14 @@ public final class ClusterBenchmark {
         return times;
     }
 
+    /** Streams the failover phase may place in all with {@link Options#killRaftLeader()}. */
+    private static final int MAX_FAILOVER_STREAMS = 12;
+
     /**
      * The first of {@code streams} whose leader leads the metadata Raft group. When none is (a node restarted after a
      * kill leads no stream until one is placed on it, and it may be elected), new quorum streams are created, up to
-     * three: placement gives a new stream's leadership to the node leading fewest. Null when that fails too.
+     * three per kill and {@value #MAX_FAILOVER_STREAMS} in all (every one is awaited before each kill): placement gives
+     * a new stream's leadership to the node leading fewest. Null when that fails too.
      */
     private StreamRef ledByTheRaftLeader(LocalCluster cluster, List<StreamRef> streams,
                                          Map<StreamRef, String> leaders) throws Exception {
@@ -478,7 +482,7 @@ public final class ClusterBenchmark {
                     return r;
                 }
             }
-            if (attempt < 3) {
+            if (attempt < 3 && streams.size() < MAX_FAILOVER_STREAMS) {
                 StreamRef r = StreamRef.parse("t1/default/bench-failover-" + (streams.size() + 1));
                 try (FelixClient c = cluster.connect(cluster.nodes().get(0).id())) {
                     c.streams().create(r, new StreamSpec(1, true, "periodic", null, null).replicated("quorum", 3));

@@ -24,9 +24,14 @@ import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
  *       {@code answerWindowMillis} of the election: the time a live member takes to answer a new leader.</li>
  * </ul>
  *
- * <p>Before 2026-12-06 (evening) the grace was a fixed 1.5 s from the election (a heartbeat interval and a client attempt, the
- * time a live predecessor's heartbeat takes to find the new leader), which a dead predecessor got too: a killed or
- * frozen Raft leader failed over about a second later than any other node.
+ * <p>For part of 2026-12-06 the grace was a fixed 1.5 s from the election (a heartbeat interval and a client
+ * attempt, the time a live predecessor's heartbeat takes to find the new leader), which a dead predecessor got too:
+ * a killed or frozen Raft leader failed over about a second later than any other node.
+ *
+ * <p>Known limit: Ratis restarts a follower's log appender after an unexpected appender error, stamping the new
+ * appender's "last reply" a whole RPC timeout before the restart. A restart more than that long after the election
+ * makes a predecessor that never answered look answered: it then gets the full failure timeout from the election
+ * (declared down about a second later than otherwise), never less grace than it should.
  *
  * <p>Decider thread only.
  */
@@ -75,9 +80,11 @@ final class PredecessorGrace {
         return nodeId != null && !answered;
     }
 
-    /** Its Raft server answered this leader: from now on it has the grace of every node. */
+    /** Its Raft server answered this leader: from now on it has the grace of every node. No-op without one. */
     void answered() {
-        answered = true;
+        if (nodeId != null) {
+            answered = true;
+        }
     }
 
     /** When this leadership started, as given at the election. */

@@ -40,8 +40,9 @@ import java.util.function.ToDoubleFunction;
  *       still commit one that reached a majority in this node's term), or the log refused them
  *       ({@link Command.Decided})</td></tr>
  *   <tr><td>{@code felix_raft_predecessor_answers_total}</td><td>counter</td><td>elections this node won in which
- *       the Raft leader it replaced then answered it: alive, so it got the full failure timeout of grace instead of
- *       having its silence counted from before the election ({@link PredecessorGrace})</td></tr>
+ *       the Raft leader it replaced then answered it, also after it was declared down: alive, so from then on it has
+ *       the full failure timeout of grace instead of its silence counted from before the election
+ *       ({@link PredecessorGrace})</td></tr>
  *   <tr><td>{@code felix_raft_catch_ups_total{outcome}}</td><td>counter</td><td>rounds in which this node committed
  *   a barrier through the metadata leader and waited to apply up to it, before answering {@code not_found}
  *   ({@code caught_up}, or {@code gave_up}: no leader or no majority, or committing and applying took longer than

@@ -20,12 +20,12 @@
  * .sendReadOnlyUnordered}). Ratis serves a read-only request from the leader's state machine
  * ({@code StateMachine.query}) without appending anything to the log. It is addressed to the leader this node's own
  * Raft server follows, when it knows one (a follower learns of a new leader from its first append, sooner than a
- * client does); otherwise the client routes it, and a follower that receives it answers {@code NotLeaderException}
- * naming the leader, where the client retries. The leader's state machine records
- * the heartbeat in memory ({@code Liveness}). Rejected alternatives: writing heartbeats as log entries would grow
- * the log and every node's apply work with time rather than with change (principle 7: replica progress stays out
- * of Raft); a separate RPC endpoint would need its own port, TLS and leader discovery, all of which the Ratis
- * client already has.
+ * client does); otherwise the client routes it, and a follower that
+ * receives it answers {@code NotLeaderException} naming the leader, where the client retries. The leader's state
+ * machine records the heartbeat in memory ({@code Liveness}). Rejected alternatives: writing heartbeats as log
+ * entries would grow the log and every node's apply work with time rather than with change (principle 7: replica
+ * progress stays out of Raft); a separate RPC endpoint would need its own port, TLS and leader discovery, all of
+ * which the Ratis client already has.
  *
  * <h2>Catching up before "not found"</h2>
  * A create returns once the node that served it has applied it; the other nodes apply it from the log a moment
