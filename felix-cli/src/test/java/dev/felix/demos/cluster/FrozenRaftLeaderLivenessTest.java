@@ -7,6 +7,7 @@ import dev.felix.client.FelixClient;
 import dev.felix.wire.ClusterNodeStatus;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -29,11 +30,14 @@ import org.junit.jupiter.api.io.TempDir;
  * shown in real processes, before {@code DeciderPauses}, by 3 of 3 runs with the decider sending through its client
  * again, each with one decision refused).
  *
- * <p>That depends on two things (docs/cluster.md, "A frozen Raft leader and the first write"): a heartbeat is given up
- * after one attempt (1 s), so the next one is sent to the node the client has moved to; and the client's reconnect to
- * the frozen node, which Ratis makes wait 3 s for a close that never completes, runs on a thread of its own
- * ({@code OffThreadReconnectRpc}) instead of holding up the retry. The live nodes' {@code
- * felix_raft_client_reconnects_total{thread="pool"}} shows the second is what their clients did.
+ * <p>That depends on the live nodes' heartbeats (docs/cluster.md, "A frozen Raft leader and the first write"): one
+ * sent to the frozen node is given up after one attempt (1 s) and not retried ({@code HeartbeatRetry}), and the next
+ * goes to the leader the node follows by then. No retry means no reconnect either, which Ratis would make wait up to
+ * 3 s for a close the frozen node never completes. Each live node's {@code felix_raft_heartbeats_timed_out_total}
+ * shows it gave a heartbeat up, and {@code felix_raft_client_reconnects_total{peer}} that its clients made no
+ * reconnect to the frozen node (until 2026-12-06 they reconnected after every timed-out heartbeat, and retried it
+ * there). Reconnects to other peers can happen (one run saw a node's client reconnect to its own server after a
+ * closed stream) and are not counted.
  *
  * <p>The window is long enough for a live node wrongly declared down to show: the freeze lasts until the new leader
  * has received 16 heartbeats since its election (two live nodes, two a second each: about 4 s, twice the 2 s failure
@@ -46,7 +50,7 @@ class FrozenRaftLeaderLivenessTest {
     private static final String DOWN = "felix_raft_node_status_changes_total{status=\"down\"}";
     private static final String UP = "felix_raft_node_status_changes_total{status=\"up\"}";
     private static final String HEARTBEATS = "felix_raft_heartbeats_received_total";
-    private static final String POOL_RECONNECTS = "felix_raft_client_reconnects_total{thread=\"pool\"}";
+    private static final String HEARTBEATS_TIMED_OUT = "felix_raft_heartbeats_timed_out_total";
     private static final String PREDECESSOR_ANSWERS = "felix_raft_predecessor_answers_total";
 
     /** Heartbeats the new leader must have received since its election before the frozen one is thawed. */
@@ -57,7 +61,7 @@ class FrozenRaftLeaderLivenessTest {
     Path dir;
 
     @Test
-    void whileTheRaftLeaderIsFrozen_itAloneIsDeclaredDown_andTheLiveNodesReconnectOffThread() throws Exception {
+    void whileTheRaftLeaderIsFrozen_itAloneIsDeclaredDown_andTheLiveNodesGiveUpTheirHeartbeatsToIt() throws Exception {
         try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
             NodeProcess frozen = NodeMetrics.raftLeader(c.nodes());
             List<NodeProcess> live = c.nodes().stream().filter(n -> n != frozen).toList();
@@ -67,7 +71,8 @@ class FrozenRaftLeaderLivenessTest {
                 // Only a Raft leader commits status changes: the live nodes' counters stand still until one leads.
                 Map<String, Double> downBefore = perNode(live, DOWN);
                 Map<String, Double> upBefore = perNode(live, UP);
-                Map<String, Double> reconnectsBefore = perNode(live, POOL_RECONNECTS);
+                Map<String, Double> reconnectsBefore = perNode(live, reconnectsTo(frozen));
+                Map<String, Double> timedOutBefore = perNode(live, HEARTBEATS_TIMED_OUT);
                 double frozenDownBefore = NodeMetrics.value(frozen, DOWN);
                 double answersBefore = sum(live, PREDECESSOR_ANSWERS);
 
@@ -104,11 +109,16 @@ class FrozenRaftLeaderLivenessTest {
                         assertThat(now.get(n.id())).as("node %s, live all along", n.id()).isEqualTo("up");
                     }
                     for (NodeProcess n : live) {
-                        double made = NodeMetrics.value(n, POOL_RECONNECTS) - reconnectsBefore.get(n.id());
-                        System.out.printf("node %s: %.0f reconnects off the caller's thread, %.0f on it%n", n.id(),
-                                made, NodeMetrics.value(n, "felix_raft_client_reconnects_total{thread=\"caller\"}"));
-                        assertThat(made).as("node %s: reconnects to the frozen %s made off the caller's thread",
-                                n.id(), frozen.id()).isPositive();
+                        double timedOut = NodeMetrics.value(n, HEARTBEATS_TIMED_OUT) - timedOutBefore.get(n.id());
+                        double reconnects = perNode(List.of(n), reconnectsTo(frozen)).get(n.id())
+                                - reconnectsBefore.get(n.id());
+                        System.out.printf("node %s: %.0f heartbeats timed out, %.0f reconnects%n", n.id(), timedOut,
+                                reconnects);
+                        assertThat(timedOut).as("node %s: heartbeats to the frozen %s given up", n.id(), frozen.id())
+                                .isPositive();
+                        assertThat(reconnects).as("node %s: reconnects of its Raft clients to the frozen %s (a"
+                                + " timed-out heartbeat is not retried, so none reconnects)", n.id(), frozen.id())
+                                .isZero();
                     }
                 } finally {
                     frozen.thaw();
@@ -219,7 +229,16 @@ class FrozenRaftLeaderLivenessTest {
         return nodes.stream().mapToDouble(n -> NodeMetrics.value(n, series)).sum();
     }
 
-    private static Map<String, Double> perNode(List<NodeProcess> nodes, String series) {
-        return nodes.stream().collect(Collectors.toMap(NodeProcess::id, n -> NodeMetrics.value(n, series)));
+    /** The series of reconnects to {@code peer}, on either thread. */
+    private static String[] reconnectsTo(NodeProcess peer) {
+        return new String[] {
+            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"pool\"}",
+            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"caller\"}"};
+    }
+
+    /** Per node, the sum of {@code series}. */
+    private static Map<String, Double> perNode(List<NodeProcess> nodes, String... series) {
+        return nodes.stream().collect(Collectors.toMap(NodeProcess::id,
+                n -> Arrays.stream(series).mapToDouble(s -> NodeMetrics.value(n, s)).sum()));
     }
 }

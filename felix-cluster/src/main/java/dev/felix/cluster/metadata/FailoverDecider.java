@@ -62,9 +62,10 @@ final class FailoverDecider {
      *
      * @param atMillis    when (the leader's clock)
      * @param incarnation the node's incarnation then
+     * @param sequence    that heartbeat's number ({@link Heartbeat#sequence()})
      * @param reports     its replica reports then
      */
-    record Heard(long atMillis, long incarnation, List<ReplicaReport> reports) {
+    record Heard(long atMillis, long incarnation, long sequence, List<ReplicaReport> reports) {
         Heard {
             reports = List.copyOf(reports);
         }
@@ -107,6 +108,18 @@ final class FailoverDecider {
     static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
                                  long nowMillis, long leaderSince, long failureTimeout) {
         return decide(state, heard, registered, Map.of(), nowMillis, leaderSince, failureTimeout);
+    }
+
+    /**
+     * One round of the Raft leader's decider: as {@link #decide(ClusterState, Map, Map, Map, long, long, long)} with
+     * the predecessor's silence ({@link PredecessorGrace}), where neither that silence nor the leadership's grace is
+     * counted from before the decider's last pause ({@link DeciderPauses}).
+     */
+    static List<Decision> decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
+                                      PredecessorGrace predecessor, DeciderPauses pauses, long nowMillis,
+                                      long leaderSince, long failureTimeout) {
+        return decide(state, heard, registered, pauses.notBefore(predecessor.silentFrom()), nowMillis,
+                pauses.notBefore(leaderSince), failureTimeout);
     }
 
     /**

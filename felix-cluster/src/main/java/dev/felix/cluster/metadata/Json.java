@@ -115,6 +115,7 @@ final class Json {
         n.put("type", "heartbeat");
         n.put("node_id", h.nodeId());
         n.put("incarnation", h.incarnation());
+        n.put("sequence", h.sequence());
         ArrayNode reports = n.putArray("reports");
         for (ReplicaReport r : h.reports()) {
             ObjectNode o = key(r.key());
@@ -152,7 +153,9 @@ final class Json {
             reports.add(new ReplicaReport(shardKey(r), lng(r, "last_epoch"), lng(r, "log_end"),
                     lng(r, "durable_end"), lng(r, "fenced_epoch")));
         }
-        return new Heartbeat(text(n, "node_id"), lng(n, "incarnation"), reports);
+        // "sequence" is absent from a node of an earlier version
+        long sequence = n.has("sequence") ? lng(n, "sequence") : Heartbeat.UNNUMBERED;
+        return new Heartbeat(text(n, "node_id"), lng(n, "incarnation"), sequence, reports);
     }
 
     /** The leader's answer to a heartbeat: who answered and how far it has applied. */

@@ -12,6 +12,12 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Threads.</b> Thread-safe: Ratis query threads record, the decider thread reads a copy.
  *
+ * <p><b>Late heartbeats.</b> A heartbeat can arrive after a newer one from the same node: Ratis retried it, or it
+ * waited in a connection while the node sent the next. Recording it would put older replica reports back and date
+ * the node's last sign of life later than it was, so one numbered at or below the last recorded of the same
+ * incarnation is dropped and counted ({@link #stale()}). A new incarnation (a restart) is recorded whatever its
+ * number, and so is an unnumbered heartbeat (from a node of an earlier version).
+ *
  * <p><b>Time</b> comes from a monotonic millisecond source (in production {@code System.nanoTime() / 1e6}), so a
  * wall-clock step can neither declare a node down nor hide a silent one.
  */
@@ -20,6 +26,7 @@ final class Liveness {
     private final LongSupplier millis;
     private final ConcurrentHashMap<String, FailoverDecider.Heard> heard = new ConcurrentHashMap<>();
     private final LongAdder received = new LongAdder();
+    private final LongAdder stale = new LongAdder();
 
     Liveness(LongSupplier millis) {
         this.millis = millis;
@@ -38,13 +45,33 @@ final class Liveness {
         onNewlyFenced = r;
     }
 
-    void record(Heartbeat h) {
-        FailoverDecider.Heard previous = heard.put(h.nodeId(),
-                new FailoverDecider.Heard(millis.getAsLong(), h.incarnation(), h.reports()));
+    /**
+     * Records {@code h} as heard now, unless it is late (see the class documentation).
+     *
+     * @return whether it was recorded
+     */
+    boolean record(Heartbeat h) {
         received.increment();
-        if (newlyFenced(previous, h)) {
+        long now = millis.getAsLong();
+        FailoverDecider.Heard[] previous = new FailoverDecider.Heard[1];
+        FailoverDecider.Heard recorded = heard.compute(h.nodeId(), (node, before) -> {
+            previous[0] = before;
+            return late(before, h) ? before
+                    : new FailoverDecider.Heard(now, h.incarnation(), h.sequence(), h.reports());
+        });
+        if (recorded == previous[0]) {
+            stale.increment();
+            return false;
+        }
+        if (newlyFenced(previous[0], h)) {
             onNewlyFenced.run();
         }
+        return true;
+    }
+
+    private static boolean late(FailoverDecider.Heard before, Heartbeat h) {
+        return before != null && before.incarnation() == h.incarnation() && h.sequence() != Heartbeat.UNNUMBERED
+                && h.sequence() <= before.sequence();
     }
 
     private static boolean newlyFenced(FailoverDecider.Heard previous, Heartbeat h) {
@@ -70,8 +97,13 @@ final class Liveness {
         return millis.getAsLong();
     }
 
-    /** Heartbeats received (as leader) since start. */
+    /** Heartbeats received (as leader) since start, late ones included. */
     long received() {
         return received.sum();
+    }
+
+    /** Heartbeats dropped since start because a later one of the same node and incarnation was recorded first. */
+    long stale() {
+        return stale.sum();
     }
 }

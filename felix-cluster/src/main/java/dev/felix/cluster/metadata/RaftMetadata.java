@@ -169,6 +169,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     /** The heartbeat in flight, if any, and where it went (null: wherever the client routed it). */
     private final AtomicReference<HeartbeatInFlight> heartbeatInFlight = new AtomicReference<>();
     private volatile CompletableFuture<?> lastHeartbeat = CompletableFuture.completedFuture(null);
+    /** The last heartbeat's number (Heartbeat#sequence); the heartbeat thread's alone. */
+    private long heartbeatSequence;
     private final MeterRegistry registry;
     private volatile RaftMetrics metrics;
     private volatile RaftServer server;
@@ -428,17 +430,12 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 .build();
     }
 
-    /** Retries for writes: spread over the longer of the start and request timeouts, then give up. */
-    /**
-     * Heartbeats are retried 3 times 20 ms apart, addressed ones too (Ratis retries those at the same server). Trying
-     * an addressed heartbeat only once was tried on 2026-12-06, against a review's concern that a frozen leader gets
-     * each retry's whole attempt and reconnect: after a pause of the whole cluster the new leader then declared live
-     * nodes down in 4 of 5 runs of {@code FrozenRaftLeaderLivenessTest}, so the retries stay.
-     */
+    /** Retries for heartbeats: never after a timeout ({@link HeartbeatRetry} says why). */
     private static RetryPolicy heartbeatRetry() {
-        return RetryPolicies.retryUpToMaximumCountWithFixedSleep(3, TimeDuration.valueOf(20, TimeUnit.MILLISECONDS));
+        return new HeartbeatRetry();
     }
 
+    /** Retries for writes: spread over the longer of the start and request timeouts, then give up. */
     private RetryPolicy writeRetry() {
         long span = Math.max(settings.startTimeout().toMillis(), settings.requestTimeout().toMillis());
         int attempts = (int) Math.max(1, span / RETRY_SLEEP.toMillis());
@@ -981,23 +978,27 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
         try {
             Message message = Message.valueOf(ByteString.copyFrom(
-                    Json.encode(new Heartbeat(settings.nodeId(), incarnation, reports))));
-            // Given up after one attempt's timeout, not the failure timeout: when the Raft leader is frozen, a
-            // heartbeat sent to it is late however Ratis retries it (which it did only after a 3 s close of the old
-            // connection until OffThreadReconnectRpc; docs/upstream-bugs.md). By then this node follows the new
-            // leader, or the client has picked another node, so the next heartbeat finds the new leader within its
-            // grace, and this node is not declared down for a pause that was not its own.
+                    Json.encode(new Heartbeat(settings.nodeId(), incarnation, ++heartbeatSequence, reports))));
+            // Given up after one attempt's timeout, not the failure timeout, and never retried after a timeout
+            // (HeartbeatRetry): when the Raft leader is frozen, a heartbeat sent to it is late however it is retried.
+            // By then this node follows the new leader, or the client has picked another node, so the next heartbeat
+            // finds the new leader within its grace, and this node is not declared down for a pause not its own.
             if (leader != null) {
                 // A client knows the peers it was built with and those named in its replies since: the bootstrap
                 // node's knows only itself until a reply names the others. Known ones are kept as they are.
                 c.getClientRpc().addRaftPeers(List.of(leader));
             }
+            long sentAt = liveness.nowMillis();
             CompletableFuture<RaftClientReply> sent = target == null ? c.async().sendReadOnlyUnordered(message)
                     : c.async().sendReadOnlyUnordered(message, target);
             lastHeartbeat = sent
                     .orTimeout(Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis()),
                             TimeUnit.MILLISECONDS)
                     .whenComplete((reply, e) -> {
+                        if (e != null && timedOut(unwrap(e))) {
+                            metrics.heartbeatTimedOut(); // counted also when a later heartbeat has superseded it
+                            reconnectIfBroken(c, target, sentAt, unwrap(e));
+                        }
                         if (!heartbeatInFlight.compareAndSet(mine, null)) {
                             return; // a later heartbeat went to the leader this node follows now
                         }
@@ -1014,6 +1015,48 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             heartbeatInFlight.compareAndSet(mine, null);
             LOG.debug("heartbeat not sent: {}", e.toString());
         }
+    }
+
+    /**
+     * After a heartbeat to {@code target} timed out: reconnects to it when its Raft server kept sending this node
+     * appends well after the heartbeat was sent ({@link HeartbeatRetry#connectionSuspect}). Ratis makes no reconnect
+     * after a timeout that is not retried, and a heartbeat connection that silently stopped carrying answers (no
+     * reset ever comes) would otherwise stay in use while the leader declares this node down.
+     */
+    private void reconnectIfBroken(RaftClient c, RaftPeerId target, long sentAt, Throwable cause) {
+        if (target == null || closed.get()) {
+            return;
+        }
+        long heardAt = leaderHeardAt(target);
+        if (HeartbeatRetry.connectionSuspect(sentAt, heardAt)) {
+            LOG.info("a heartbeat to {} went unanswered although its Raft server was heard {}ms after it was sent:"
+                    + " reconnecting", target, heardAt - sentAt);
+            c.getClientRpc().handleException(target, cause, true); // off this thread (OffThreadReconnectRpc)
+        }
+    }
+
+    /** When this node's Raft server last heard from {@code leader} while following it, or Long.MIN_VALUE. */
+    private long leaderHeardAt(RaftPeerId leader) {
+        try {
+            RaftServer s = server;
+            if (s == null) {
+                return Long.MIN_VALUE;
+            }
+            DivisionInfo info = s.getDivision(groupId).getInfo();
+            var role = info.getRoleInfoProto();
+            if (!info.isFollower() || !leader.equals(info.getLeaderId()) || !role.hasFollowerInfo()
+                    || !role.getFollowerInfo().hasLeaderInfo()) {
+                return Long.MIN_VALUE;
+            }
+            return liveness.nowMillis() - role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+        } catch (IOException | RuntimeException e) {
+            return Long.MIN_VALUE;
+        }
+    }
+
+    /** A heartbeat's attempt timed out: in Ratis' client, or here (the orTimeout above). */
+    private static boolean timedOut(Throwable t) {
+        return t instanceof TimeoutException || HeartbeatRetry.timedOut(t);
     }
 
     /**
@@ -1114,9 +1157,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
-            List<FailoverDecider.Decision> decisions = FailoverDecider.decide(state, liveness.snapshot(), registered,
-                    pauses.notBefore(predecessor.silentFrom()), now, pauses.notBefore(leaderSince),
-                    settings.failureTimeout().toMillis());
+            List<FailoverDecider.Decision> decisions = FailoverDecider.decideRound(state, liveness.snapshot(),
+                    registered, predecessor, pauses, now, leaderSince, settings.failureTimeout().toMillis());
             for (FailoverDecider.Decision d : decisions) {
                 if (closed.get()) {
                     return;
@@ -1314,13 +1356,13 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
 
         @Override
-        public long reconnectsOnPool() {
-            return reconnects.onPool();
+        public long heartbeatsStale() {
+            return liveness.stale();
         }
 
         @Override
-        public long reconnectsOnCaller() {
-            return reconnects.onCaller();
+        public ReconnectCounts reconnects() {
+            return reconnects;
         }
     }
 }

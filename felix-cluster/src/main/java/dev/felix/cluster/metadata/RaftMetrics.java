@@ -28,8 +28,16 @@ import java.util.function.ToDoubleFunction;
  *       node</td></tr>
  *   <tr><td>{@code felix_raft_heartbeats_received_total}</td><td>counter</td><td>node heartbeats this node received
  *       as Raft leader</td></tr>
- *   <tr><td>{@code felix_raft_client_reconnects_total{thread}}</td><td>counter</td><td>reconnects of this node's
- *       Raft clients to a peer after a failed attempt (a timeout, a closed connection): {@code pool}, made on a
+ *   <tr><td>{@code felix_raft_heartbeats_stale_total}</td><td>counter</td><td>of those, heartbeats dropped because a
+ *       later one of the same node and incarnation had already been recorded (a retried or delayed heartbeat;
+ *       {@link Liveness})</td></tr>
+ *   <tr><td>{@code felix_raft_heartbeats_timed_out_total}</td><td>counter</td><td>heartbeats this node sent that
+ *       the Raft leader they went to did not answer within one attempt (1 s; a frozen or overloaded leader): given
+ *       up, not retried, the next one goes to whichever leader this node follows by then ({@link HeartbeatRetry})
+ *       </td></tr>
+ *   <tr><td>{@code felix_raft_client_reconnects_total{peer,thread}}</td><td>counter</td><td>reconnects of this
+ *       node's Raft clients to {@code peer} after a failed attempt (a closed connection, a timeout of a write, a
+ *       heartbeat's connection that stopped answering): {@code pool}, made on a
  *       thread of their own while the request went on to another peer, or {@code caller}, made on the failing
  *       request's thread because {@link OffThreadReconnectRpc#MAX_CLOSING} were already closing</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
@@ -62,6 +70,8 @@ final class RaftMetrics implements AutoCloseable {
     private final EnumMap<FailoverDecider.Kind, Counter> decisions = new EnumMap<>(FailoverDecider.Kind.class);
     private Counter deposed;
     private Counter predecessorAnswers;
+    private Counter heartbeatsTimedOut;
+    private boolean closed;
     private Counter catchUpsDone;
     private Counter catchUpsGivenUp;
 
@@ -81,11 +91,11 @@ final class RaftMetrics implements AutoCloseable {
 
         long heartbeatsReceived();
 
-        /** Reconnects of this node's Raft clients made on a reconnect pool's thread ({@link ReconnectCounts}). */
-        long reconnectsOnPool();
+        /** Heartbeats dropped as late ({@link Liveness#stale()}). */
+        long heartbeatsStale();
 
-        /** Reconnects made on the caller's thread, because the pool was full. */
-        long reconnectsOnCaller();
+        /** Reconnects of this node's Raft clients, by peer and thread ({@link ReconnectCounts}). */
+        ReconnectCounts reconnects();
     }
 
     /** The objects the function counters read (see the constructor). */
@@ -115,14 +125,9 @@ final class RaftMetrics implements AutoCloseable {
                 .description("metadata snapshots written by this node").register(registry));
         meters.add(FunctionCounter.builder("felix.raft.heartbeats.received", source, Source::heartbeatsReceived)
                 .description("node heartbeats received as Raft leader").register(registry));
-        meters.add(FunctionCounter.builder("felix.raft.client.reconnects", source, Source::reconnectsOnPool)
-                .tag("thread", "pool")
-                .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
-                .register(registry));
-        meters.add(FunctionCounter.builder("felix.raft.client.reconnects", source, Source::reconnectsOnCaller)
-                .tag("thread", "caller")
-                .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
-                .register(registry));
+        meters.add(FunctionCounter.builder("felix.raft.heartbeats.stale", source, Source::heartbeatsStale)
+                .description("heartbeats dropped because a later one of the same node and incarnation was recorded"
+                        + " first").register(registry));
         deposed = Counter.builder("felix.raft.decisions.deposed")
                 .description("failover decisions this node made as Raft leader that failed because it no longer led"
                         + " by the time they reached the log")
@@ -132,6 +137,10 @@ final class RaftMetrics implements AutoCloseable {
                 .description("elections this node won in which the Raft leader it replaced then answered it")
                 .register(registry);
         meters.add(predecessorAnswers);
+        heartbeatsTimedOut = Counter.builder("felix.raft.heartbeats.timed.out")
+                .description("heartbeats this node sent that the Raft leader did not answer within one attempt")
+                .register(registry);
+        meters.add(heartbeatsTimedOut);
         catchUpsDone = catchUps(registry, "caught_up");
         catchUpsGivenUp = catchUps(registry, "gave_up");
         for (FailoverDecider.Kind k : FailoverDecider.Kind.values()) {
@@ -154,6 +163,9 @@ final class RaftMetrics implements AutoCloseable {
             meters.add(c);
             decisions.put(k, c);
         }
+        // A series per peer and thread, registered when the first such reconnect is made (peers come and go). Last,
+        // so that a reconnect thread registering one finds every field set.
+        source.reconnects().onNewSeries(this::registerReconnects);
     }
 
     /** Counts a failover decision that failed because this node no longer led ({@link Command.Decided}). */
@@ -167,6 +179,13 @@ final class RaftMetrics implements AutoCloseable {
     void predecessorAnswered() {
         if (registry != null) {
             predecessorAnswers.increment();
+        }
+    }
+
+    /** Counts a heartbeat of this node given up because its attempt timed out ({@link HeartbeatRetry}). */
+    void heartbeatTimedOut() {
+        if (registry != null) {
+            heartbeatsTimedOut.increment();
         }
     }
 
@@ -199,10 +218,24 @@ final class RaftMetrics implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        closed = true;
         if (registry != null) {
             meters.forEach(registry::remove);
         }
         meters.clear();
+    }
+
+    /** Registers the series of reconnects {@code key} counts (any thread; a second call for one key is harmless). */
+    private synchronized void registerReconnects(ReconnectCounts.Key key) {
+        if (closed) {
+            return; // a later RaftMetrics (a restarted node) registers its own
+        }
+        ReconnectCounts counts = counted.reconnects();
+        meters.add(FunctionCounter.builder("felix.raft.client.reconnects", counts, c -> c.count(key))
+                .tag("peer", key.peer())
+                .tag("thread", key.ranOn().label())
+                .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
+                .register(registry));
     }
 }

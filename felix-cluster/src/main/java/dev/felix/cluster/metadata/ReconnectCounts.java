@@ -1,27 +1,92 @@
 package dev.felix.cluster.metadata;
 
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
- * How many reconnects this node's Raft clients made, by the thread that made them: one of {@link
+ * How many reconnects this node's Raft clients made, by peer and by the thread that made them: one of {@link
  * OffThreadReconnectRpc}'s pools (the caller went on at once), or the caller's own thread because the pool was full
  * (the caller waited for the close, as Ratis would have made it). Shared by every client of one node and read by
- * {@link RaftMetrics} as {@code felix_raft_client_reconnects_total{thread}}. Thread-safe.
+ * {@link RaftMetrics} as {@code felix_raft_client_reconnects_total{peer,thread}}: the peer says which node the
+ * clients kept losing, a frozen one included. Thread-safe.
  */
 final class ReconnectCounts {
 
-    private final LongAdder onPool = new LongAdder();
-    private final LongAdder onCaller = new LongAdder();
+    /** Where a reconnect ran. */
+    enum RanOn {
+        POOL("pool"), CALLER("caller");
 
-    void reconnected(boolean onAPoolThread) {
-        (onAPoolThread ? onPool : onCaller).increment();
+        private final String label;
+
+        RanOn(String label) {
+            this.label = label;
+        }
+
+        /** The metric's {@code thread} label. */
+        String label() {
+            return label;
+        }
     }
 
+    /** One series: reconnects to {@code peer} made on {@code ranOn}. */
+    record Key(String peer, RanOn ranOn) {
+        Key {
+            Objects.requireNonNull(peer, "peer");
+            Objects.requireNonNull(ranOn, "ranOn");
+        }
+    }
+
+    private final ConcurrentHashMap<Key, LongAdder> counts = new ConcurrentHashMap<>();
+    private volatile Consumer<Key> onNewSeries = key -> { };
+
+    void reconnected(String peer, boolean onAPoolThread) {
+        Key key = new Key(peer, onAPoolThread ? RanOn.POOL : RanOn.CALLER);
+        LongAdder count = counts.get(key);
+        if (count == null) {
+            LongAdder fresh = new LongAdder();
+            count = counts.putIfAbsent(key, fresh);
+            if (count == null) {
+                count = fresh;
+                onNewSeries.accept(key);
+            }
+        }
+        count.increment();
+    }
+
+    /**
+     * Calls {@code listener} for every series counted so far, then for each new one as it appears (on the thread
+     * of its first reconnect). Replaces any earlier listener. A series may be reported twice when it appears while
+     * this runs; the listener must not mind.
+     */
+    void onNewSeries(Consumer<Key> listener) {
+        onNewSeries = Objects.requireNonNull(listener, "listener");
+        counts.keySet().forEach(listener);
+    }
+
+    long count(Key key) {
+        LongAdder c = counts.get(key);
+        return c == null ? 0 : c.sum();
+    }
+
+    /** Reconnects made on a pool's thread, to any peer. */
     long onPool() {
-        return onPool.sum();
+        return sum(RanOn.POOL);
     }
 
+    /** Reconnects made on the caller's thread, to any peer. */
     long onCaller() {
-        return onCaller.sum();
+        return sum(RanOn.CALLER);
+    }
+
+    private long sum(RanOn ranOn) {
+        long total = 0;
+        for (var e : counts.entrySet()) {
+            if (e.getKey().ranOn() == ranOn) {
+                total += e.getValue().sum();
+            }
+        }
+        return total;
     }
 }

@@ -110,7 +110,7 @@ class ClusterTlsRaftTest {
                 .build());
         RaftGroup group = RaftGroup.valueOf(RaftMetadata.groupId("felix"),
                 RaftPeer.newBuilder().setId("n1").setAddress(n1.raftAddress()).build());
-        byte[] heartbeat = Json.encode(new Heartbeat("rogue", 1, List.of()));
+        byte[] heartbeat = Json.encode(new Heartbeat("rogue", 1, 1, List.of()));
         try (RaftClient client = RaftClient.newBuilder().setRaftGroup(group).setParameters(p)
                 .setProperties(new RaftProperties())
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(2,

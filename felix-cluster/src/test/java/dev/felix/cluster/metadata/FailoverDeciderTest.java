@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** {@link FailoverDecider}: a controllable clock, hand-built reports, no Raft. */
@@ -28,6 +29,8 @@ class FailoverDeciderTest {
 
     private final ManualClock clock = new ManualClock();
     private final Liveness liveness = new Liveness(clock::millis);
+    /** Each heartbeat's number (one counter for every node: numbers need only rise per node). */
+    private final AtomicLong sequence = new AtomicLong();
     private final Map<String, Long> registered = new HashMap<>();
     private ClusterState state = ClusterState.EMPTY;
     private long index;
@@ -49,7 +52,7 @@ class FailoverDeciderTest {
     }
 
     private void heartbeat(String node, ReplicaReport... reports) {
-        liveness.record(new Heartbeat(node, 1, List.of(reports)));
+        liveness.record(new Heartbeat(node, 1, sequence.incrementAndGet(), List.of(reports)));
     }
 
     private List<FailoverDecider.Decision> decide() {
@@ -199,11 +202,73 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void aRoundAfterTheDecidersOwnPause_countsNoSilenceFromBeforeIt() {
+        // Every node heartbeats; then this process is paused (SIGSTOP) for longer than the failure timeout. The
+        // heartbeats sent meanwhile wait in its sockets, and the first round after the pause runs before they are read.
+        nodes("a", "b");
+        leaderSince = clock.millis();
+        DeciderPauses pauses = new DeciderPauses(TIMEOUT / 2);
+        heartbeat("a");
+        heartbeat("b");
+        pauses.roundStarts(clock.millis());
+        pauses.roundEnds(clock.millis());
+        advance(TIMEOUT + 500);
+
+        assertThat(pauses.roundStarts(clock.millis())).isEqualTo(TIMEOUT + 500);
+        assertThat(decide()).as("without the pause's mark, both nodes look silent for the whole pause").hasSize(2);
+        assertThat(decideRound(PredecessorGrace.none(), pauses)).as("the round after the pause").isEmpty();
+        pauses.roundEnds(clock.millis());
+
+        // From the pause on, silence counts again: a stays, b has stopped.
+        advance(TIMEOUT - 10);
+        heartbeat("a");
+        assertThat(decideRound(PredecessorGrace.none(), pauses)).isEmpty();
+        advance(20);
+        assertThat(decideRound(PredecessorGrace.none(), pauses)).extracting(FailoverDecider.Decision::command)
+                .containsExactly(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
+    }
+
+    @Test
+    void aRoundAfterThePause_countsThePredecessorsSilenceFromThePauseToo() {
+        // Elected while following p, last heard from it long enough ago that it is due to be declared down; then
+        // this process is paused, and nothing is heard from p after the pause either.
+        nodes("a", "p");
+        DeciderPauses pauses = new DeciderPauses(TIMEOUT / 2);
+        long lastHeardFromP = clock.millis();
+        advance(TIMEOUT / 2);
+        leaderSince = clock.millis();
+        PredecessorGrace predecessor = PredecessorGrace.atElection("p", lastHeardFromP, leaderSince, TIMEOUT, 500);
+        heartbeat("a");
+        pauses.roundStarts(clock.millis());
+        pauses.roundEnds(clock.millis());
+        advance(TIMEOUT);
+        heartbeat("a");
+
+        pauses.roundStarts(clock.millis());
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, predecessor.silentFrom(),
+                clock.millis(), leaderSince, TIMEOUT)).as("without the pause's mark").hasSize(1);
+        assertThat(decideRound(predecessor, pauses)).as("the round after the pause").isEmpty();
+        pauses.roundEnds(clock.millis());
+
+        advance(TIMEOUT - 10);
+        heartbeat("a");
+        assertThat(decideRound(predecessor, pauses)).isEmpty();
+        advance(20);
+        assertThat(decideRound(predecessor, pauses)).extracting(FailoverDecider.Decision::command)
+                .containsExactly(new Command.SetNodeStatus("p", NodeStatus.DOWN, 1));
+    }
+
+    private List<FailoverDecider.Decision> decideRound(PredecessorGrace predecessor, DeciderPauses pauses) {
+        return FailoverDecider.decideRound(state, liveness.snapshot(), registered, predecessor, pauses, clock.millis(),
+                leaderSince, TIMEOUT);
+    }
+
+    @Test
     void aHeartbeatOfAnotherIncarnationDoesNotBringANodeUp() {
         nodes("a", "b");
         apply(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
         leaderSince = clock.millis();
-        liveness.record(new Heartbeat("b", 2, List.of()));
+        liveness.record(new Heartbeat("b", 2, 1, List.of()));
         heartbeat("a");
         assertThat(decide()).isEmpty();
     }

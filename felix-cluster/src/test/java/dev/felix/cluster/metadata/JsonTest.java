@@ -100,7 +100,7 @@ class JsonTest {
 
     @Test
     void heartbeatsRoundTrip() {
-        Heartbeat h = new Heartbeat("n1", 99, List.of(new ReplicaReport(KEY, 3, 100, 90, -1),
+        Heartbeat h = new Heartbeat("n1", 99, 12, List.of(new ReplicaReport(KEY, 3, 100, 90, -1),
                 new ReplicaReport(ShardKey.cache(5), -1, 0, 0, 2)));
         assertThat(Json.decodeHeartbeat(Json.encode(h))).isEqualTo(h);
         Json.HeartbeatReply r = new Json.HeartbeatReply("n2", 77);
@@ -108,8 +108,18 @@ class JsonTest {
     }
 
     @Test
+    void aHeartbeatWithoutASequence_fromANodeOfAnEarlierVersion_isUnnumbered() {
+        Heartbeat h = Json.decodeHeartbeat(bytes("{\"type\":\"heartbeat\",\"node_id\":\"n1\",\"incarnation\":7,"
+                + "\"reports\":[]}"));
+        assertThat(h).isEqualTo(new Heartbeat("n1", 7, Heartbeat.UNNUMBERED, List.of()));
+        assertThatThrownBy(() -> Json.decodeHeartbeat(bytes("{\"type\":\"heartbeat\",\"node_id\":\"n1\","
+                + "\"incarnation\":7,\"sequence\":-3,\"reports\":[]}")))
+                .hasMessage("negative heartbeat sequence -3");
+    }
+
+    @Test
     void aQueryOfAnUnknownType_isRefusedByName() {
-        Heartbeat h = new Heartbeat("n1", 5, List.of());
+        Heartbeat h = new Heartbeat("n1", 5, 1, List.of());
         assertThat(Json.decodeQuery(Json.encode(h))).isEqualTo(h);
         // what a node of an earlier version asked before a catch-up round (it now commits a barrier instead)
         assertThatThrownBy(() -> Json.decodeHeartbeat(bytes("{\"type\":\"commit_index\"}")))
