@@ -37,7 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * shows it gave a heartbeat up, and {@code felix_raft_client_reconnects_total{peer}} that its clients made no
  * reconnect to the frozen node (until 2026-12-06 they reconnected after every timed-out heartbeat, and retried it
  * there). Reconnects to other peers can happen (one run saw a node's client reconnect to its own server after a
- * closed stream) and are not counted.
+ * closed stream) and are not counted. The counter covers every Raft client of a node, and the test makes no metadata
+ * write while the leader is frozen: a write's timeout is retried at another node and reconnects, as it should.
  *
  * <p>The window is long enough for a live node wrongly declared down to show: the freeze lasts until the new leader
  * has received 16 heartbeats since its election (two live nodes, two a second each: about 4 s, twice the 2 s failure

@@ -32,6 +32,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -41,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -165,6 +167,15 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
     private final ScheduledExecutorService decider =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-decider"));
+    /**
+     * Reconnects of the heartbeat client to a suspect connection ({@link #reconnectIfBroken}): one at a time, at most
+     * one waiting, the rest dropped (the next timed-out heartbeat asks again). Its own thread, because a reconnect runs
+     * on its caller's thread when the reconnect pool is full, and the caller here would otherwise be the JDK's
+     * shared timeout thread or a Ratis thread.
+     */
+    private final ThreadPoolExecutor heartbeatReconnects = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
+            new ArrayBlockingQueue<>(1), daemon("felix-cluster-heartbeat-reconnect"),
+            new ThreadPoolExecutor.DiscardPolicy());
     private final AtomicBoolean closed = new AtomicBoolean();
     /** The heartbeat in flight, if any, and where it went (null: wherever the client routed it). */
     private final AtomicReference<HeartbeatInFlight> heartbeatInFlight = new AtomicReference<>();
@@ -406,7 +417,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         RaftProperties p = new RaftProperties();
         // Short per-attempt timeouts: the first request after a leader change is retried (at the same call id,
         // so the Raft leader's retry cache never applies it twice) instead of waiting out Ratis' 3 s default.
-        long attempt = Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.requestTimeout().toMillis());
+        long attempt = clientAttemptMillis();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attempt, TimeUnit.MILLISECONDS));
         // The same for the first write of a client: Ratis opens its ordered window with an empty watch request,
         // which gets the watch timeout instead (10 s by default). Sent to a frozen Raft leader (a client starts with
@@ -430,7 +441,12 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 .build();
     }
 
-    /** Retries for heartbeats: never after a timeout ({@link HeartbeatRetry} says why). */
+    /** The Raft clients' per-attempt timeout: 1 s, or the request timeout when that is shorter. */
+    private long clientAttemptMillis() {
+        return Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.requestTimeout().toMillis());
+    }
+
+    /** Retries for heartbeats: none after a timeout ({@link HeartbeatRetry} says why). */
     private static RetryPolicy heartbeatRetry() {
         return new HeartbeatRetry();
     }
@@ -979,10 +995,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         try {
             Message message = Message.valueOf(ByteString.copyFrom(
                     Json.encode(new Heartbeat(settings.nodeId(), incarnation, ++heartbeatSequence, reports))));
-            // Given up after one attempt's timeout, not the failure timeout, and never retried after a timeout
+            // Given up after one attempt's timeout, not the failure timeout, and not retried after a timeout
             // (HeartbeatRetry): when the Raft leader is frozen, a heartbeat sent to it is late however it is retried.
-            // By then this node follows the new leader, or the client has picked another node, so the next heartbeat
-            // finds the new leader within its grace, and this node is not declared down for a pause not its own.
+            // By then this node follows the new leader, so the next heartbeat finds the new leader within its grace,
+            // and this node is not declared down for a pause not its own.
             if (leader != null) {
                 // A client knows the peers it was built with and those named in its replies since: the bootstrap
                 // node's knows only itself until a reply names the others. Known ones are kept as they are.
@@ -991,13 +1007,13 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             long sentAt = liveness.nowMillis();
             CompletableFuture<RaftClientReply> sent = target == null ? c.async().sendReadOnlyUnordered(message)
                     : c.async().sendReadOnlyUnordered(message, target);
+            long giveUp = Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis());
             lastHeartbeat = sent
-                    .orTimeout(Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis()),
-                            TimeUnit.MILLISECONDS)
+                    .orTimeout(giveUp, TimeUnit.MILLISECONDS)
                     .whenComplete((reply, e) -> {
-                        if (e != null && timedOut(unwrap(e))) {
+                        if (e != null && HeartbeatRetry.timedOut(e)) {
                             metrics.heartbeatTimedOut(); // counted also when a later heartbeat has superseded it
-                            reconnectIfBroken(c, target, sentAt, unwrap(e));
+                            reconnectIfBroken(c, target, sentAt, Math.min(giveUp, clientAttemptMillis()), unwrap(e));
                         }
                         if (!heartbeatInFlight.compareAndSet(mine, null)) {
                             return; // a later heartbeat went to the leader this node follows now
@@ -1023,15 +1039,16 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      * after a timeout that is not retried, and a heartbeat connection that silently stopped carrying answers (no
      * reset ever comes) would otherwise stay in use while the leader declares this node down.
      */
-    private void reconnectIfBroken(RaftClient c, RaftPeerId target, long sentAt, Throwable cause) {
+    private void reconnectIfBroken(RaftClient c, RaftPeerId target, long sentAt, long attemptMillis,
+                                   Throwable cause) {
         if (target == null || closed.get()) {
             return;
         }
         long heardAt = leaderHeardAt(target);
-        if (HeartbeatRetry.connectionSuspect(sentAt, heardAt)) {
+        if (HeartbeatRetry.connectionSuspect(sentAt, heardAt, HeartbeatRetry.aliveAfterSendMillis(attemptMillis))) {
             LOG.info("a heartbeat to {} went unanswered although its Raft server was heard {}ms after it was sent:"
                     + " reconnecting", target, heardAt - sentAt);
-            c.getClientRpc().handleException(target, cause, true); // off this thread (OffThreadReconnectRpc)
+            heartbeatReconnects.execute(() -> c.getClientRpc().handleException(target, cause, true));
         }
     }
 
@@ -1052,11 +1069,6 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         } catch (IOException | RuntimeException e) {
             return Long.MIN_VALUE;
         }
-    }
-
-    /** A heartbeat's attempt timed out: in Ratis' client, or here (the orTimeout above). */
-    private static boolean timedOut(Throwable t) {
-        return t instanceof TimeoutException || HeartbeatRetry.timedOut(t);
     }
 
     /**
@@ -1233,6 +1245,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
         heartbeats.shutdownNow();
         decider.shutdownNow();
+        heartbeatReconnects.shutdownNow();
         try {
             decider.awaitTermination(5, TimeUnit.SECONDS);
             heartbeats.awaitTermination(5, TimeUnit.SECONDS);

@@ -32,9 +32,9 @@ import java.util.function.ToDoubleFunction;
  *       later one of the same node and incarnation had already been recorded (a retried or delayed heartbeat;
  *       {@link Liveness})</td></tr>
  *   <tr><td>{@code felix_raft_heartbeats_timed_out_total}</td><td>counter</td><td>heartbeats this node sent that
- *       the Raft leader they went to did not answer within one attempt (1 s; a frozen or overloaded leader): given
- *       up, not retried, the next one goes to whichever leader this node follows by then ({@link HeartbeatRetry})
- *       </td></tr>
+ *       got no answer within one attempt (1 s at most; a frozen or overloaded leader), the last attempt when retried;
+ *       not retried after a timeout, and the next goes to whichever leader this node follows by then
+ *       ({@link HeartbeatRetry})</td></tr>
  *   <tr><td>{@code felix_raft_client_reconnects_total{peer,thread}}</td><td>counter</td><td>reconnects of this
  *       node's Raft clients to {@code peer} after a failed attempt (a closed connection, a timeout of a write, a
  *       heartbeat's connection that stopped answering): {@code pool}, made on a

@@ -229,15 +229,35 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void aRoundWithoutAPause_countsThePredecessorsSilenceFromWhenThisNodeLastHeardIt() {
+        // Elected 1.5 s after it last heard p (the Raft leader it followed, now killed): p is declared down one failure
+        // timeout after that contact, not one after the election.
+        DeciderPauses pauses = new DeciderPauses(TIMEOUT / 2);
+        long lastHeardFromP = clock.millis();
+        PredecessorGrace predecessor = electedHalfATimeoutAfterHearingP();
+        for (long t = 0; t < TIMEOUT / 2 - 20; t += 250) { // decider rounds on time: no pause
+            heartbeat("a");
+            pauses.roundStarts(clock.millis());
+            assertThat(decideRound(predecessor, pauses)).isEmpty();
+            pauses.roundEnds(clock.millis());
+            advance(250);
+        }
+        advance(lastHeardFromP + TIMEOUT + 10 - clock.millis());
+        heartbeat("a");
+
+        pauses.roundStarts(clock.millis());
+        assertThat(decideRound(predecessor, pauses)).as("p silent for the failure timeout, %d ms into this leadership",
+                        clock.millis() - leaderSince)
+                .extracting(FailoverDecider.Decision::command)
+                .containsExactly(new Command.SetNodeStatus("p", NodeStatus.DOWN, 1));
+    }
+
+    @Test
     void aRoundAfterThePause_countsThePredecessorsSilenceFromThePauseToo() {
         // Elected while following p, last heard from it long enough ago that it is due to be declared down; then
         // this process is paused, and nothing is heard from p after the pause either.
-        nodes("a", "p");
         DeciderPauses pauses = new DeciderPauses(TIMEOUT / 2);
-        long lastHeardFromP = clock.millis();
-        advance(TIMEOUT / 2);
-        leaderSince = clock.millis();
-        PredecessorGrace predecessor = PredecessorGrace.atElection("p", lastHeardFromP, leaderSince, TIMEOUT, 500);
+        PredecessorGrace predecessor = electedHalfATimeoutAfterHearingP();
         heartbeat("a");
         pauses.roundStarts(clock.millis());
         pauses.roundEnds(clock.millis());
@@ -256,6 +276,15 @@ class FailoverDeciderTest {
         advance(20);
         assertThat(decideRound(predecessor, pauses)).extracting(FailoverDecider.Decision::command)
                 .containsExactly(new Command.SetNodeStatus("p", NodeStatus.DOWN, 1));
+    }
+
+    /** Nodes a and p; this node, following p, last hears it now and is elected half a failure timeout later. */
+    private PredecessorGrace electedHalfATimeoutAfterHearingP() {
+        nodes("a", "p");
+        long lastHeardFromP = clock.millis();
+        advance(TIMEOUT / 2);
+        leaderSince = clock.millis();
+        return PredecessorGrace.atElection("p", lastHeardFromP, leaderSince, TIMEOUT, 500);
     }
 
     private List<FailoverDecider.Decision> decideRound(PredecessorGrace predecessor, DeciderPauses pauses) {

@@ -4,43 +4,55 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.util.concurrent.CompletionException;
-import org.apache.ratis.protocol.RaftGroupMemberId;
+import java.util.concurrent.TimeoutException;
+import org.apache.ratis.client.retry.ClientRetryEvent;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.retry.RetryPolicy;
+import org.apache.ratis.util.Timestamp;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link HeartbeatRetry}: a heartbeat that timed out is not sent again to the same server, any other failure is, a
- * bounded number of times.
+ * {@link HeartbeatRetry}: a heartbeat that timed out is not sent again; any other failure is, a bounded number of
+ * times. And when a timeout points at the connection rather than the leader.
  */
 class HeartbeatRetryTest {
+
+    private static final RaftPeerId LEADER = RaftPeerId.valueOf("n1");
 
     private final HeartbeatRetry policy = new HeartbeatRetry();
 
     @Test
-    void anAttemptThatTimedOut_isNotRetried() {
-        RetryPolicy.Action action = policy.handleAttemptFailure(failure(1, new TimeoutIOException("request #7 timeout 1s")));
+    void anAddressedAttemptThatTimedOut_isNotRetried() {
+        RetryPolicy.Action action = policy.handleAttemptFailure(
+                addressed(1, new TimeoutIOException("request #7 timeout 1s")));
 
         assertThat(action.shouldRetry()).isFalse();
     }
 
     @Test
-    void aTimeoutWrappedByAFuture_isRecognised() {
-        Throwable wrapped = new CompletionException(new TimeoutIOException("request #7 timeout 1s"));
+    void aRoutedAttemptThatTimedOut_isNotRetriedEither() {
+        // sent while this node knew no leader: a retry would reconnect to, and so close, the peer that timed out
+        RetryPolicy.Action action = policy.handleAttemptFailure(
+                routed(1, new TimeoutIOException("request #7 timeout 1s")));
 
-        assertThat(policy.handleAttemptFailure(failure(1, wrapped)).shouldRetry()).isFalse();
+        assertThat(action.shouldRetry()).isFalse();
     }
 
     @Test
     void aLeaderNotReadyYet_isRetriedAfterTheShortSleep() {
         LeaderNotReadyException notReady = new LeaderNotReadyException(
-                RaftGroupMemberId.valueOf(RaftPeerId.valueOf("n2"), RaftGroupId.randomId()));
+                RaftGroupMemberId.valueOf(LEADER, RaftGroupId.randomId()));
 
-        RetryPolicy.Action action = policy.handleAttemptFailure(failure(1, notReady));
+        RetryPolicy.Action action = policy.handleAttemptFailure(addressed(1, notReady));
 
         assertThat(action.shouldRetry()).isTrue();
         assertThat(action.getSleepTime()).isEqualTo(HeartbeatRetry.SLEEP);
@@ -51,46 +63,77 @@ class HeartbeatRetryTest {
         IOException closed = new AlreadyClosedException("the stream is closed");
 
         for (int attempt = 1; attempt < HeartbeatRetry.ATTEMPTS; attempt++) {
-            assertThat(policy.handleAttemptFailure(failure(attempt, closed)).shouldRetry()).as("attempt %d", attempt)
+            assertThat(policy.handleAttemptFailure(addressed(attempt, closed)).shouldRetry()).as("attempt %d", attempt)
                     .isTrue();
         }
-        assertThat(policy.handleAttemptFailure(failure(HeartbeatRetry.ATTEMPTS, closed)).shouldRetry()).isFalse();
+        assertThat(policy.handleAttemptFailure(addressed(HeartbeatRetry.ATTEMPTS, closed)).shouldRetry()).isFalse();
     }
 
     @Test
     void aFailureWithoutACause_isRetried() {
-        assertThat(policy.handleAttemptFailure(failure(1, null)).shouldRetry()).isTrue();
+        assertThat(policy.handleAttemptFailure(addressed(1, null)).shouldRetry()).isTrue();
+    }
+
+    @Test
+    void aTimeoutIsRecognised_whereverItSitsInTheChainOfCauses() {
+        TimeoutIOException ratis = new TimeoutIOException("request #7 timeout 1s");
+
+        assertThat(HeartbeatRetry.timedOut(ratis)).isTrue();
+        assertThat(HeartbeatRetry.timedOut(new CompletionException(ratis))).as("as a future passes it on").isTrue();
+        assertThat(HeartbeatRetry.timedOut(new CompletionException(new RaftRetryFailureException(
+                request(false), 2, policy, ratis)))).as("the last of two attempts timed out").isTrue();
+        assertThat(HeartbeatRetry.timedOut(new TimeoutException())).as("the heartbeat's own give-up").isTrue();
+        assertThat(HeartbeatRetry.timedOut(new CompletionException(new AlreadyClosedException("closed")))).isFalse();
+        assertThat(HeartbeatRetry.timedOut(null)).isFalse();
     }
 
     @Test
     void aTimeoutWhileTheLeaderKeptAppending_pointsAtTheConnection() {
         long sent = 10_000;
+        long margin = HeartbeatRetry.aliveAfterSendMillis(1_000);
 
-        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + 750)).as("heard 750 ms after the send").isTrue();
-        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + HeartbeatRetry.ALIVE_AFTER_SEND_MILLIS + 1)).isTrue();
+        assertThat(margin).isEqualTo(HeartbeatRetry.ALIVE_AFTER_SEND_MILLIS);
+        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + 750, margin)).as("heard 750 ms after the send")
+                .isTrue();
+        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + margin + 1, margin)).isTrue();
     }
 
     @Test
     void aTimeoutOfALeaderThatStopped_doesNot() {
         long sent = 10_000;
+        long margin = HeartbeatRetry.aliveAfterSendMillis(1_000);
 
-        assertThat(HeartbeatRetry.connectionSuspect(sent, sent - 200)).as("frozen before the send").isFalse();
-        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + 40)).as("frozen just after it").isFalse();
-        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + HeartbeatRetry.ALIVE_AFTER_SEND_MILLIS)).isFalse();
-        assertThat(HeartbeatRetry.connectionSuspect(sent, Long.MIN_VALUE)).as("not following it").isFalse();
+        assertThat(HeartbeatRetry.connectionSuspect(sent, sent - 200, margin)).as("frozen before the send").isFalse();
+        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + 40, margin)).as("frozen just after it").isFalse();
+        assertThat(HeartbeatRetry.connectionSuspect(sent, sent + margin, margin)).isFalse();
+        assertThat(HeartbeatRetry.connectionSuspect(sent, Long.MIN_VALUE, margin)).as("not following it").isFalse();
     }
 
-    private static RetryPolicy.Event failure(int attempt, Throwable cause) {
-        return new RetryPolicy.Event() {
-            @Override
-            public int getAttemptCount() {
-                return attempt;
-            }
+    @Test
+    void aShortAttempt_isJudgedOnHalfOfIt() {
+        // cluster_request_timeout_ms of 300: a heartbeat is given up 300 ms after it was sent
+        long margin = HeartbeatRetry.aliveAfterSendMillis(300);
 
-            @Override
-            public Throwable getCause() {
-                return cause;
-            }
-        };
+        assertThat(margin).isEqualTo(150);
+        assertThat(HeartbeatRetry.connectionSuspect(10_000, 10_200, margin)).isTrue();
+    }
+
+    private static RetryPolicy.Event addressed(int attempt, Throwable cause) {
+        return new ClientRetryEvent(attempt, request(false), attempt, cause, Timestamp.currentTime());
+    }
+
+    private static RetryPolicy.Event routed(int attempt, Throwable cause) {
+        return new ClientRetryEvent(attempt, request(true), attempt, cause, Timestamp.currentTime());
+    }
+
+    /** A heartbeat-like read-only request, to the leader the client found ({@code routed}) or to one server. */
+    private static RaftClientRequest request(boolean routed) {
+        RaftClientRequest.Builder b = RaftClientRequest.newBuilder()
+                .setClientId(ClientId.randomId())
+                .setGroupId(RaftGroupId.randomId())
+                .setCallId(7)
+                .setMessage(Message.EMPTY)
+                .setType(RaftClientRequest.readRequestType());
+        return (routed ? b.setLeaderId(LEADER) : b.setServerId(LEADER)).build();
     }
 }

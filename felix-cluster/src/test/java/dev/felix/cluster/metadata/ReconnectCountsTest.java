@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -46,6 +48,22 @@ class ReconnectCountsTest {
         counts.reconnected("n3", true);
 
         assertThat(registry.find("felix.raft.client.reconnects").functionCounters()).as("after close").isEmpty();
+    }
+
+    @Test
+    void theSeriesPrintAsTheRealProcessTestsReadThem() {
+        PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        RaftMetrics metrics = new RaftMetrics(prometheus, source());
+        counts.reconnected("n1", true);
+        counts.reconnected("n1", true);
+        counts.reconnected("n1", false);
+
+        // FrozenRaftLeaderLivenessTest reads these lines exactly; a missing line would read as 0 there
+        assertThat(prometheus.scrape()).contains("\nfelix_raft_client_reconnects_total{peer=\"n1\",thread=\"pool\"} 2.0\n")
+                .contains("\nfelix_raft_client_reconnects_total{peer=\"n1\",thread=\"caller\"} 1.0\n")
+                .contains("\nfelix_raft_heartbeats_timed_out_total 0.0\n")
+                .contains("\nfelix_raft_heartbeats_stale_total 0.0\n");
+        metrics.close();
     }
 
     private double reconnects(String peer, String thread) {
