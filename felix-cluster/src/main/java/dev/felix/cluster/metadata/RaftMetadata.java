@@ -367,6 +367,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             closeQuietly(seedHeartbeats);
         }
         metrics = new RaftMetrics(registry, new MetricSource());
+        // Every member's reconnect series from the start, at 0, so that "none" reads as 0 rather than as absent
+        // (a node that joins later gets its series with its first reconnect).
+        for (RaftPeer p : confPeers()) {
+            reconnects.track(p.getId().toString());
+        }
         long tick = Math.max(10, hb / 2);
         decider.scheduleWithFixedDelay(this::decide, tick, tick, TimeUnit.MILLISECONDS);
         LOG.info("cluster metadata: node {} is a member of {} ({} nodes, applied index {})", settings.nodeId(),

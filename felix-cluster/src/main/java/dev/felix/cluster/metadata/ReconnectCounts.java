@@ -10,7 +10,8 @@ import java.util.function.Consumer;
  * OffThreadReconnectRpc}'s pools (the caller went on at once), or the caller's own thread because the pool was full
  * (the caller waited for the close, as Ratis would have made it). Shared by every client of one node and read by
  * {@link RaftMetrics} as {@code felix_raft_client_reconnects_total{peer,thread}}: the peer says which node the
- * clients kept losing, a frozen one included. Thread-safe.
+ * clients kept losing, a frozen one included. The group's members are tracked from the start ({@link #track}), so
+ * their series print at 0; a peer that joins later gets its series with its first reconnect. Thread-safe.
  */
 final class ReconnectCounts {
 
@@ -42,7 +43,17 @@ final class ReconnectCounts {
     private volatile Consumer<Key> onNewSeries = key -> { };
 
     void reconnected(String peer, boolean onAPoolThread) {
-        Key key = new Key(peer, onAPoolThread ? RanOn.POOL : RanOn.CALLER);
+        counter(new Key(peer, onAPoolThread ? RanOn.POOL : RanOn.CALLER)).increment();
+    }
+
+    /** Starts both of {@code peer}'s series at 0 if they have not started, so that they print before any reconnect. */
+    void track(String peer) {
+        for (RanOn ranOn : RanOn.values()) {
+            counter(new Key(peer, ranOn));
+        }
+    }
+
+    private LongAdder counter(Key key) {
         LongAdder count = counts.get(key);
         if (count == null) {
             LongAdder fresh = new LongAdder();
@@ -52,7 +63,7 @@ final class ReconnectCounts {
                 onNewSeries.accept(key);
             }
         }
-        count.increment();
+        return count;
     }
 
     /**

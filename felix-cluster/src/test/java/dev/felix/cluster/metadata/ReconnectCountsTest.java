@@ -51,6 +51,20 @@ class ReconnectCountsTest {
     }
 
     @Test
+    void aTrackedPeersSeriesStartAtZero_andCountOnFromThere() {
+        RaftMetrics metrics = new RaftMetrics(registry, source());
+        counts.track("n1");
+        counts.track("n2");
+
+        assertThat(reconnects("n1", "pool")).isZero();
+        assertThat(reconnects("n2", "caller")).isZero();
+        counts.reconnected("n2", false);
+        counts.track("n2"); // tracking again starts nothing anew
+        assertThat(reconnects("n2", "caller")).isEqualTo(1.0);
+        metrics.close();
+    }
+
+    @Test
     void theSeriesPrintAsTheRealProcessTestsReadThem() {
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         RaftMetrics metrics = new RaftMetrics(prometheus, source());
