@@ -189,13 +189,8 @@ public final class ClusterBenchmark {
                 if (options.killRaftLeader()) {
                     // Placement spreads leaderships over the nodes, so one of four streams is led by the Raft leader
                     // (when none is, that kill takes bench-quorum's leader and says so).
-                    try (FelixClient c = cluster.connect("n1")) {
-                        for (int i = 1; i <= 3; i++) {
-                            StreamRef r = StreamRef.parse("t1/default/bench-failover-" + i);
-                            c.streams().create(r, new StreamSpec(1, true, "periodic", null, null)
-                                    .replicated("quorum", 3));
-                            probed.add(r);
-                        }
+                    for (int i = 1; i <= 3; i++) {
+                        probed.add(createFailoverStream(cluster, i));
                     }
                 }
                 say("-- failover: SIGKILL the quorum leader " + options.kills() + " times" + (options.killRaftLeader()
@@ -483,15 +478,21 @@ public final class ClusterBenchmark {
                 }
             }
             if (attempt < 3 && streams.size() < MAX_FAILOVER_STREAMS) {
-                StreamRef r = StreamRef.parse("t1/default/bench-failover-" + (streams.size() + 1));
-                try (FelixClient c = cluster.connect(cluster.nodes().get(0).id())) {
-                    c.streams().create(r, new StreamSpec(1, true, "periodic", null, null).replicated("quorum", 3));
-                }
+                StreamRef r = createFailoverStream(cluster, streams.size());
                 streams.add(r);
                 leaders.put(r, awaitOnlineAndCaughtUp(cluster, r.toString()).leader());
             }
         }
         return null;
+    }
+
+    /** Creates {@code bench-failover-<number>}, a quorum stream of three replicas like {@code bench-quorum}. */
+    private static StreamRef createFailoverStream(LocalCluster cluster, int number) throws Exception {
+        StreamRef r = StreamRef.parse("t1/default/bench-failover-" + number);
+        try (FelixClient c = cluster.connect(cluster.nodes().get(0).id())) {
+            c.streams().create(r, new StreamSpec(1, true, "periodic", null, null).replicated("quorum", 3));
+        }
+        return r;
     }
 
     private ClusterShardStatus awaitOnlineAndCaughtUp(LocalCluster cluster, String name) throws Exception {

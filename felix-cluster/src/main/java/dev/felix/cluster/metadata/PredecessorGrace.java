@@ -37,17 +37,15 @@ import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
  */
 final class PredecessorGrace {
 
-    private static final PredecessorGrace NONE = new PredecessorGrace(null, 0, 0);
+    private static final PredecessorGrace NONE = new PredecessorGrace(null, 0);
 
     private final String nodeId;
     private final long silentFrom;
-    private final long electedAt;
     private boolean answered;
 
-    private PredecessorGrace(String nodeId, long silentFrom, long electedAt) {
+    private PredecessorGrace(String nodeId, long silentFrom) {
         this.nodeId = nodeId;
         this.silentFrom = silentFrom;
-        this.electedAt = electedAt;
     }
 
     /** No predecessor: this node led before the election too, or followed no one. */
@@ -67,7 +65,7 @@ final class PredecessorGrace {
                     + answerWindowMillis);
         }
         long floor = nowMillis - failureTimeoutMillis + answerWindowMillis;
-        return new PredecessorGrace(nodeId, Math.min(nowMillis, Math.max(lastHeardMillis, floor)), nowMillis);
+        return new PredecessorGrace(nodeId, Math.min(nowMillis, Math.max(lastHeardMillis, floor)));
     }
 
     /** The predecessor's node id, or null when there is none. */
@@ -85,11 +83,6 @@ final class PredecessorGrace {
         if (nodeId != null) {
             answered = true;
         }
-    }
-
-    /** When this leadership started, as given at the election. */
-    long electedAt() {
-        return electedAt;
     }
 
     /**

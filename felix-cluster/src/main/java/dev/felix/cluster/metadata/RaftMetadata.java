@@ -338,7 +338,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             awaitCondition(deadline, this::leaderReady, "elect itself leader of its one-node group");
         }
         // Heartbeat from now on, so that the leader hears this node from the moment it is registered.
-        heartbeatClient = newClient(clientGroup, heartbeatRetry());
+        heartbeatClient = newClient(clientGroup, new HeartbeatRetry());
         long hb = settings.heartbeatInterval().toMillis();
         heartbeats.scheduleWithFixedDelay(this::heartbeat, 0, hb, TimeUnit.MILLISECONDS);
         if (settings.bootstrap()) {
@@ -363,7 +363,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             client = newClient(members, writeRetry());
             closeQuietly(seed);
             RaftClient seedHeartbeats = heartbeatClient;
-            heartbeatClient = newClient(members, heartbeatRetry());
+            heartbeatClient = newClient(members, new HeartbeatRetry());
             closeQuietly(seedHeartbeats);
         }
         metrics = new RaftMetrics(registry, new MetricSource());
@@ -449,11 +449,6 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     /** The Raft clients' per-attempt timeout: 1 s, or the request timeout when that is shorter. */
     private long clientAttemptMillis() {
         return Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.requestTimeout().toMillis());
-    }
-
-    /** Retries for heartbeats: none after a timeout ({@link HeartbeatRetry} says why). */
-    private static RetryPolicy heartbeatRetry() {
-        return new HeartbeatRetry();
     }
 
     /** Retries for writes: spread over the longer of the start and request timeouts, then give up. */
@@ -1065,15 +1060,22 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 return Long.MIN_VALUE;
             }
             DivisionInfo info = s.getDivision(groupId).getInfo();
-            var role = info.getRoleInfoProto();
-            if (!info.isFollower() || !leader.equals(info.getLeaderId()) || !role.hasFollowerInfo()
-                    || !role.getFollowerInfo().hasLeaderInfo()) {
-                return Long.MIN_VALUE;
-            }
-            return liveness.nowMillis() - role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
+            return leader.equals(info.getLeaderId()) ? leaderHeardAt(info, liveness.nowMillis()) : Long.MIN_VALUE;
         } catch (IOException | RuntimeException e) {
             return Long.MIN_VALUE;
         }
+    }
+
+    /**
+     * When this node's Raft server, a follower, last heard from the leader it follows (Ratis' time since its last
+     * append, taken from {@code now}), or Long.MIN_VALUE when it follows none or Ratis does not say.
+     */
+    private static long leaderHeardAt(DivisionInfo info, long now) {
+        var role = info.getRoleInfoProto();
+        if (!info.isFollower() || !role.hasFollowerInfo() || !role.getFollowerInfo().hasLeaderInfo()) {
+            return Long.MIN_VALUE;
+        }
+        return now - role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs();
     }
 
     /**
@@ -1170,7 +1172,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 metrics.predecessorAnswered();
                 LOG.info("the previous leader {} answered this leader {}ms after this node saw its election: it is"
                         + " alive, and has the grace of every node", predecessor.nodeId(),
-                        now - predecessor.electedAt());
+                        now - leaderSince);
             }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
@@ -1222,11 +1224,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         if (!info.isFollower() || info.getLeaderId() == null) {
             return; // a candidate keeps what it noted while following
         }
-        var role = info.getRoleInfoProto();
-        long elapsed = role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()
-                ? role.getFollowerInfo().getLeaderInfo().getLastRpcElapsedTimeMs() : 0;
+        long heardAt = leaderHeardAt(info, now);
         followedLeader = info.getLeaderId().toString();
-        followedLeaderHeardAt = now - elapsed;
+        followedLeaderHeardAt = heardAt == Long.MIN_VALUE ? now : heardAt;
     }
 
     private static String describe(Command c, Object value) {
