@@ -53,6 +53,11 @@ final class ServerCommand implements Callable<Integer> {
                     + " once. Default: none (a single node).")
     String raftBind;
 
+    @Option(names = "--raft-advertise", paramLabel = "HOST:PORT",
+            description = "Cluster: where other nodes dial this node's Raft address, when not at --raft-bind (a"
+                    + " forwarded port). Default: the Raft bind.")
+    String raftAdvertise;
+
     @Option(names = "--peer-bind", paramLabel = "HOST:PORT",
             description = "Cluster: replication address (QUIC, mutual TLS). Default: the Raft host, any port.")
     String peerBind;
@@ -104,6 +109,7 @@ final class ServerCommand implements Callable<Integer> {
         }
         putIfSet(flags, "node_id", nodeId);
         putIfSet(flags, "raft_bind", raftBind);
+        putIfSet(flags, "raft_advertise", raftAdvertise);
         putIfSet(flags, "peer_bind", peerBind);
         putIfSet(flags, "advertise_host", advertiseHost);
         putIfSet(flags, "cluster_join", clusterJoin);

@@ -73,10 +73,10 @@ final class ClusterMember implements AutoCloseable {
         try {
             settings = ClusterSettings.builder()
                     .nodeId(c.nodeId())
-                    .raftBind(new dev.felix.cluster.metadata.HostPort(c.raftBind().host(), c.raftBind().port()))
+                    .raftBind(metadataHostPort(c.raftBind()))
+                    .raftAdvertise(c.raftAdvertise() == null ? null : metadataHostPort(c.raftAdvertise()))
                     .bootstrap(c.bootstrap())
-                    .join(c.join() == null ? null
-                            : new dev.felix.cluster.metadata.HostPort(c.join().host(), c.join().port()))
+                    .join(c.join() == null ? null : metadataHostPort(c.join()))
                     .clusterName(c.name())
                     .heartbeatInterval(c.heartbeat())
                     .failureTimeout(c.failureTimeout())
@@ -197,6 +197,11 @@ final class ClusterMember implements AutoCloseable {
     private boolean replicasStopped;
 
     /** A UDP port free now on {@code host}, for a setting given with port 0. */
+    /** The server configuration's address as the metadata layer's own type. */
+    private static dev.felix.cluster.metadata.HostPort metadataHostPort(HostPort a) {
+        return new dev.felix.cluster.metadata.HostPort(a.host(), a.port());
+    }
+
     private static int freeUdpPort(String host, String setting) throws ConfigException {
         try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(host, 0))) {
             return socket.getLocalPort();

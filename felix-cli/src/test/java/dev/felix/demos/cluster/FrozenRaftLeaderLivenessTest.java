@@ -1,16 +1,21 @@
 package dev.felix.demos.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.felix.demos.cluster.NodeMetrics.DOWN;
+import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS;
+import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS_TIMED_OUT;
+import static dev.felix.demos.cluster.NodeMetrics.UP;
+import static dev.felix.demos.cluster.NodeMetrics.perNode;
+import static dev.felix.demos.cluster.NodeMetrics.reconnectsTo;
+import static dev.felix.demos.cluster.NodeMetrics.statuses;
+import static dev.felix.demos.cluster.NodeMetrics.sum;
 import static org.awaitility.Awaitility.await;
 
 import dev.felix.client.FelixClient;
-import dev.felix.wire.ClusterNodeStatus;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.CleanupMode;
@@ -48,10 +53,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(180)
 class FrozenRaftLeaderLivenessTest {
 
-    private static final String DOWN = "felix_raft_node_status_changes_total{status=\"down\"}";
-    private static final String UP = "felix_raft_node_status_changes_total{status=\"up\"}";
-    private static final String HEARTBEATS = "felix_raft_heartbeats_received_total";
-    private static final String HEARTBEATS_TIMED_OUT = "felix_raft_heartbeats_timed_out_total";
     private static final String PREDECESSOR_ANSWERS = "felix_raft_predecessor_answers_total";
 
     /** Heartbeats the new leader must have received since its election before the frozen one is thawed. */
@@ -216,30 +217,8 @@ class FrozenRaftLeaderLivenessTest {
         }
     }
 
-    private static Map<String, String> statuses(FelixClient client) {
-        return client.cluster().status().nodes().stream()
-                .collect(Collectors.toMap(ClusterNodeStatus::node, ClusterNodeStatus::status));
-    }
-
     /** Heartbeats received as Raft leader by any of {@code nodes} since they started (a counter per node). */
     private static double heartbeatsReceived(List<NodeProcess> nodes) {
         return sum(nodes, HEARTBEATS);
-    }
-
-    private static double sum(List<NodeProcess> nodes, String series) {
-        return nodes.stream().mapToDouble(n -> NodeMetrics.value(n, series)).sum();
-    }
-
-    /** The series of reconnects to {@code peer}, on either thread. */
-    private static String[] reconnectsTo(NodeProcess peer) {
-        return new String[] {
-            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"pool\"}",
-            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"caller\"}"};
-    }
-
-    /** Per node, the sum of {@code series}. */
-    private static Map<String, Double> perNode(List<NodeProcess> nodes, String... series) {
-        return nodes.stream().collect(Collectors.toMap(NodeProcess::id,
-                n -> Arrays.stream(series).mapToDouble(s -> NodeMetrics.value(n, s)).sum()));
     }
 }

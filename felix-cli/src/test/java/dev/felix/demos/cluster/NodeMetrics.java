@@ -3,12 +3,27 @@ package dev.felix.demos.cluster;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Reads one series from a node process's {@code /metrics} (Prometheus text). For tests. */
+/**
+ * Reads series from a node process's {@code /metrics} (Prometheus text), and node statuses from the cluster. For
+ * tests.
+ */
 final class NodeMetrics {
+
+    /** Status changes to down committed by a node as Raft leader. */
+    static final String DOWN = "felix_raft_node_status_changes_total{status=\"down\"}";
+    /** Status changes to up committed by a node as Raft leader. */
+    static final String UP = "felix_raft_node_status_changes_total{status=\"up\"}";
+    /** Heartbeats a node received as Raft leader since it started. */
+    static final String HEARTBEATS = "felix_raft_heartbeats_received_total";
+    /** Heartbeats a node gave up on a timeout. */
+    static final String HEARTBEATS_TIMED_OUT = "felix_raft_heartbeats_timed_out_total";
 
     private NodeMetrics() {
     }
@@ -37,5 +52,30 @@ final class NodeMetrics {
                 .until(() -> candidates.stream().filter(n -> value(n, "felix_raft_leader") == 1.0).toList(),
                         l -> l.size() == 1);
         return leading.get(0);
+    }
+
+    /** The series of reconnects of a node's Raft clients to {@code peer}, on either thread. */
+    static String[] reconnectsTo(NodeProcess peer) {
+        return new String[] {
+            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"pool\"}",
+            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"caller\"}"};
+    }
+
+    /** Per node, the sum of {@code series}. */
+    static Map<String, Double> perNode(List<NodeProcess> nodes, String... series) {
+        return nodes.stream().collect(Collectors.toMap(NodeProcess::id,
+                n -> Arrays.stream(series).mapToDouble(s -> value(n, s)).sum()));
+    }
+
+    /** The sum of {@code series} over {@code nodes}. */
+    static double sum(List<NodeProcess> nodes, String series) {
+        return nodes.stream().mapToDouble(n -> value(n, series)).sum();
+    }
+
+    /** Each node's status ({@code up}, {@code down}) as the node {@code client} is connected to answers. */
+    static Map<String, String> statuses(dev.felix.client.FelixClient client) {
+        return client.cluster().status().nodes().stream()
+                .collect(Collectors.toMap(dev.felix.wire.ClusterNodeStatus::node,
+                        dev.felix.wire.ClusterNodeStatus::status));
     }
 }

@@ -22,6 +22,9 @@ import java.util.regex.Pattern;
  *   <tr><td>{@value #RAFT_BIND}</td><td>required</td><td>{@code host:port} of this node's Raft endpoint; the
  *       host must be one other nodes can dial (it is what they are told); port 0 picks a free port on first
  *       start and persists it, so a restart binds the same one</td></tr>
+ *   <tr><td>{@value #RAFT_ADVERTISE}</td><td>{@value #RAFT_BIND}</td><td>{@code host:port} other nodes dial
+ *       for this node's Raft endpoint, when that is not {@value #RAFT_BIND} (a port forwarded through NAT or a
+ *       proxy); kept in {@code node.json} with the bound address, and a later start must give the same</td></tr>
  *   <tr><td>{@value #BOOTSTRAP}</td><td>false</td><td>the first node: forms a one-node cluster on its first
  *       start</td></tr>
  *   <tr><td>{@value #JOIN}</td><td>none</td><td>{@code host:port} of any member's Raft endpoint: joins through
@@ -42,12 +45,14 @@ import java.util.regex.Pattern;
  *       {@code <data>/cluster/}</td></tr>
  * </table>
  */
-public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstrap, HostPort join, String clusterName,
-                              Duration heartbeatInterval, Duration failureTimeout, Duration requestTimeout,
-                              Duration startTimeout, ClusterTls.Settings tls, Path dataDir) {
+public record ClusterSettings(String nodeId, HostPort raftBind, HostPort raftAdvertise, boolean bootstrap,
+                              HostPort join, String clusterName, Duration heartbeatInterval,
+                              Duration failureTimeout, Duration requestTimeout, Duration startTimeout,
+                              ClusterTls.Settings tls, Path dataDir) {
 
     public static final String NODE_ID = "node_id";
     public static final String RAFT_BIND = "raft_bind";
+    public static final String RAFT_ADVERTISE = "raft_advertise";
     public static final String BOOTSTRAP = "cluster_bootstrap";
     public static final String JOIN = "cluster_join";
     public static final String CLUSTER_NAME = "cluster_name";
@@ -83,6 +88,10 @@ public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstra
         if (raftBind.wildcard()) {
             throw new IllegalArgumentException(RAFT_BIND + " " + raftBind + " must name an address other nodes can"
                     + " dial (it is what they are told), not a wildcard address");
+        }
+        if (raftAdvertise != null && (raftAdvertise.wildcard() || raftAdvertise.port() == 0)) {
+            throw new IllegalArgumentException(RAFT_ADVERTISE + " " + raftAdvertise + " must be an address other"
+                    + " nodes can dial: a concrete host and port, not a wildcard address or port 0");
         }
         if (bootstrap && join != null) {
             throw new IllegalArgumentException(BOOTSTRAP + " and " + JOIN + " are exclusive: bootstrap the first"
@@ -154,6 +163,7 @@ public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstra
     public static final class Builder {
         private String nodeId;
         private HostPort raftBind;
+        private HostPort raftAdvertise;
         private boolean bootstrap;
         private HostPort join;
         private String clusterName;
@@ -180,6 +190,17 @@ public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstra
         /** {@code host:port}, checked now. */
         public Builder raftBind(String value) {
             this.raftBind = HostPort.parse(RAFT_BIND, value);
+            return this;
+        }
+
+        /** Where other nodes dial this node's Raft endpoint, when not at {@code raft_bind}; null = there. */
+        public Builder raftAdvertise(HostPort value) {
+            this.raftAdvertise = value;
+            return this;
+        }
+
+        public Builder raftAdvertise(String value) {
+            this.raftAdvertise = value == null ? null : HostPort.parse(RAFT_ADVERTISE, value);
             return this;
         }
 
@@ -235,8 +256,8 @@ public record ClusterSettings(String nodeId, HostPort raftBind, boolean bootstra
         }
 
         public ClusterSettings build() {
-            return new ClusterSettings(nodeId, raftBind, bootstrap, join, clusterName, heartbeatInterval,
-                    failureTimeout, requestTimeout, startTimeout, tls, dataDir);
+            return new ClusterSettings(nodeId, raftBind, raftAdvertise, bootstrap, join, clusterName,
+                    heartbeatInterval, failureTimeout, requestTimeout, startTimeout, tls, dataDir);
         }
 
         private static Duration positive(String setting, Duration value) {

@@ -27,7 +27,12 @@ import java.util.Objects;
  *       Raft leader, silent from when the new leader last heard from it as its follower (it heartbeated only to
  *       itself, and an election means a majority stopped hearing it) until its Raft server answers the new leader
  *       ({@link PredecessorGrace}, which builds {@code silentFrom}). An {@code UP}
- *       node silent for the failure timeout is set {@code DOWN};
+ *       node silent for the failure timeout is set {@code DOWN}, unless its Raft server answered this leader within
+ *       the last half failure timeout: its process runs, and its heartbeats may be lost in a connection that stopped
+ *       answering, which the node reconnects ({@code RaftMetadata.reconnectIfBroken}). Such a node is set
+ *       {@code DOWN} after twice the failure timeout (a node whose Raft server answers but which never heartbeats is
+ *       stuck, and its units must fail over). A frozen, killed or cut-off node answers nothing, so the half timeout
+ *       has passed by its deadline (the failure timeout is at least two heartbeat intervals);
  *       a {@code DOWN} node heard again (same incarnation, after {@code leaderSince}, within the timeout) is set
  *       {@code UP}.</li>
  *   <li>Only the committed state counts: a unit is failed over once its leader's {@code DOWN} is committed, on a
@@ -118,8 +123,19 @@ final class FailoverDecider {
     static List<Decision> decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
                                       PredecessorGrace predecessor, DeciderPauses pauses, long nowMillis,
                                       long leaderSince, long failureTimeout) {
-        return decide(state, heard, registered, pauses.notBefore(predecessor.silentFrom()), nowMillis,
-                pauses.notBefore(leaderSince), failureTimeout);
+        return decideRound(state, heard, registered, Map.of(), predecessor, pauses, nowMillis, leaderSince,
+                failureTimeout);
+    }
+
+    /**
+     * As above, where {@code raftAnsweredAt} says when each node's Raft server last answered this leader (real
+     * answers only, {@link PredecessorGrace#answeredAt}).
+     */
+    static List<Decision> decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
+                                      Map<String, Long> raftAnsweredAt, PredecessorGrace predecessor,
+                                      DeciderPauses pauses, long nowMillis, long leaderSince, long failureTimeout) {
+        return decide(state, heard, registered, pauses.notBefore(predecessor.silentFrom()), raftAnsweredAt,
+                nowMillis, pauses.notBefore(leaderSince), failureTimeout);
     }
 
     /**
@@ -129,6 +145,16 @@ final class FailoverDecider {
      */
     static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
                                  Map<String, Long> silentFrom, long nowMillis, long leaderSince, long failureTimeout) {
+        return decide(state, heard, registered, silentFrom, Map.of(), nowMillis, leaderSince, failureTimeout);
+    }
+
+    /**
+     * As above, where a node whose Raft server answered this leader within the last half failure timeout
+     * ({@code raftAnsweredAt}) is declared down after twice the failure timeout of silence, not once.
+     */
+    static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
+                                 Map<String, Long> silentFrom, Map<String, Long> raftAnsweredAt, long nowMillis,
+                                 long leaderSince, long failureTimeout) {
         List<Decision> out = new ArrayList<>();
         for (ClusterState.Member m : state.nodes().values()) {
             String id = m.info().nodeId();
@@ -138,7 +164,9 @@ final class FailoverDecider {
             if (h != null) {
                 silentSince = Math.max(silentSince, h.atMillis());
             }
-            if (m.info().status() == NodeStatus.UP && nowMillis - silentSince >= failureTimeout) {
+            Long answered = raftAnsweredAt.get(id);
+            boolean running = answered != null && nowMillis - answered < failureTimeout / 2;
+            if (m.info().status() == NodeStatus.UP && nowMillis - silentSince >= (running ? 2 : 1) * failureTimeout) {
                 out.add(new Decision(new Command.SetNodeStatus(id, NodeStatus.DOWN, m.info().incarnation()),
                         Kind.NODE_DOWN));
             } else if (m.info().status() == NodeStatus.DOWN && h != null && nowMillis - h.atMillis() < failureTimeout

@@ -24,9 +24,11 @@ import java.util.UUID;
  * {"format":1, "node_id":"node-1", "instance_id":"…uuid…", "cluster_name":"felix", "raft_address":"127.0.0.1:7001"}
  * </pre>
  * {@code instance_id} is generated once per data dir: the cluster refuses a second data dir that claims the
- * same node id. {@code raft_address} is the Raft endpoint other members know this node by; a {@code raft_bind}
- * with port 0 picks a free port on the first start and reuses it afterwards. A start whose settings disagree
- * (another node id, cluster name or Raft address) fails naming the setting.
+ * same node id. {@code raft_address} is where the Raft endpoint listens; a {@code raft_bind} with port 0 picks a
+ * free port on the first start and reuses it afterwards. {@code raft_advertise}, present only when
+ * {@code raft_advertise} was set, is where other members dial it instead (a forwarded port); otherwise they dial
+ * {@code raft_address}. A start whose settings disagree (another node id, cluster name, Raft address or advertised
+ * address) fails naming the setting: the members know this node by the address in their Raft configuration.
  *
  * <p>Written atomically (temporary file, fsync, rename, fsync of the directory). Not thread-safe: used once,
  * by the start.
@@ -34,9 +36,10 @@ import java.util.UUID;
  * @param nodeId      {@code node_id}
  * @param instanceId  this data dir's identity
  * @param clusterName {@code cluster_name}
- * @param raftAddress the Raft endpoint, with the port chosen
+ * @param raftAddress   the Raft endpoint, with the port chosen
+ * @param raftAdvertise where other members dial the Raft endpoint, or null for {@code raftAddress}
  */
-record NodeFile(String nodeId, String instanceId, String clusterName, HostPort raftAddress) {
+record NodeFile(String nodeId, String instanceId, String clusterName, HostPort raftAddress, HostPort raftAdvertise) {
 
     static final String FILE = "node.json";
     private static final int FORMAT = 1;
@@ -53,7 +56,7 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
         HostPort bind = settings.raftBind();
         int port = bind.port() != 0 ? bind.port() : freePort(bind);
         NodeFile created = new NodeFile(settings.nodeId(), UUID.randomUUID().toString(), settings.clusterName(),
-                new HostPort(bind.host(), port));
+                new HostPort(bind.host(), port), settings.raftAdvertise());
         created.write(clusterDir);
         return created;
     }
@@ -77,6 +80,22 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
                     + ClusterSettings.RAFT_BIND + " " + raftAddress + " (or port 0, which reuses "
                     + raftAddress.port() + ")");
         }
+        if (!java.util.Objects.equals(s.raftAdvertise(), raftAdvertise)) {
+            throw bad(ClusterSettings.RAFT_ADVERTISE + " " + orUnset(s.raftAdvertise()) + " differs from "
+                    + orUnset(raftAdvertise) + ", the address the"
+                    + " other members dial this node's Raft endpoint at (" + file + "): start it "
+                    + (raftAdvertise == null ? "without " + ClusterSettings.RAFT_ADVERTISE
+                            : "with " + ClusterSettings.RAFT_ADVERTISE + " " + raftAdvertise));
+        }
+    }
+
+    private static String orUnset(HostPort address) {
+        return address == null ? "(unset)" : address.toString();
+    }
+
+    /** Where other members dial this node's Raft endpoint: what they know it by. */
+    HostPort advertised() {
+        return raftAdvertise != null ? raftAdvertise : raftAddress;
     }
 
     private static NodeFile read(Path file) throws FelixException {
@@ -89,10 +108,12 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
             String instance = n.path("instance_id").asText(null);
             String cluster = n.path("cluster_name").asText(null);
             String raft = n.path("raft_address").asText(null);
+            String advertise = n.path("raft_advertise").asText(null);
             if (node == null || instance == null || cluster == null || raft == null) {
                 throw bad(file + " lacks node_id, instance_id, cluster_name or raft_address");
             }
-            return new NodeFile(node, instance, cluster, HostPort.parse("raft_address in " + file, raft));
+            return new NodeFile(node, instance, cluster, HostPort.parse("raft_address in " + file, raft),
+                    advertise == null ? null : HostPort.parse("raft_advertise in " + file, advertise));
         } catch (IOException | IllegalArgumentException e) {
             throw bad("cannot read " + file + ": " + e.getMessage());
         }
@@ -108,6 +129,9 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
             n.put("instance_id", instanceId);
             n.put("cluster_name", clusterName);
             n.put("raft_address", raftAddress.toString());
+            if (raftAdvertise != null) {
+                n.put("raft_advertise", raftAdvertise.toString());
+            }
             byte[] bytes = MAPPER.writerWithDefaultPrettyPrinter().writeValueAsBytes(n);
             Path tmp = clusterDir.resolve(FILE + ".tmp");
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,

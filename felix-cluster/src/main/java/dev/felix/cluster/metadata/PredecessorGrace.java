@@ -100,14 +100,24 @@ final class PredecessorGrace {
      * leadership's age is a real answer, and any answer, refusals included, shows a live server.
      */
     static boolean answeredThisLeader(RoleInfoProto role, String peerId) {
+        return answeredAt(role, 0).containsKey(peerId);
+    }
+
+    /**
+     * When each follower's Raft server last answered the leader whose role is {@code role} (its clock at
+     * {@code nowMillis}), for those that answered since it became leader ({@link #answeredThisLeader}); empty when
+     * {@code role} is not a leader's.
+     */
+    static Map<String, Long> answeredAt(RoleInfoProto role, long nowMillis) {
         if (!role.hasLeaderInfo()) {
-            return false;
+            return Map.of();
         }
+        Map<String, Long> out = new java.util.HashMap<>();
         for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
-            if (f.getId().getId().toStringUtf8().equals(peerId)) {
-                return f.getLastRpcElapsedTimeMs() < role.getRoleElapsedTimeMs();
+            if (f.getLastRpcElapsedTimeMs() < role.getRoleElapsedTimeMs()) {
+                out.put(f.getId().getId().toStringUtf8(), nowMillis - f.getLastRpcElapsedTimeMs());
             }
         }
-        return false;
+        return out;
     }
 }

@@ -216,7 +216,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         this.reporter = reporter;
         this.incarnation = new SecureRandom().nextLong() & Long.MAX_VALUE;
         this.groupId = groupId(settings.clusterName());
-        this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.raftAddress().toString()).build();
+        // Known to the other members by the address they dial, which a forwarded port makes differ from the bind.
+        this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.advertised().toString()).build();
         this.parameters = RaftTls.parameters(tls);
         this.liveness = Liveness.monotonic();
         // A fenced report may complete a quorum failover's majority: decide now, not at the next round.
@@ -268,7 +269,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             if (isLoopback(addresses.client().host())) {
                 clientNames.add("localhost");
             }
-            tls = ClusterTls.load(settings.tls(), settings.nodeId(), List.of(node.raftAddress().host()), clientNames,
+            List<String> raftNames = node.advertised().host().equals(node.raftAddress().host())
+                    ? List.of(node.raftAddress().host()) : List.of(node.raftAddress().host(), node.advertised().host());
+            tls = ClusterTls.load(settings.tls(), settings.nodeId(), raftNames, clientNames,
                     settings.clusterDir().resolve("tls"));
         } catch (TlsException e) {
             throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
@@ -823,7 +826,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         return tls;
     }
 
-    /** {@code host:port} of this node's Raft endpoint (with the port chosen, if {@code raft_bind} said 0). */
+    /**
+     * {@code host:port} other nodes dial for this node's Raft endpoint: {@code raft_advertise}, or the bound address
+     * (with the port chosen, if {@code raft_bind} said 0).
+     */
     public String raftAddress() {
         return self.getAddress();
     }
@@ -992,10 +998,19 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             LOG.warn("the replica reporter failed; heartbeating without reports", e);
             reports = List.of();
         }
+        Heartbeat beat = new Heartbeat(settings.nodeId(), incarnation, ++heartbeatSequence, reports);
+        if (self.getId().equals(target) && leaderReady()) {
+            // This node leads: it records its own heartbeat as its Raft server would on receiving it. Sent over a
+            // connection to itself, it would depend on that connection, and one that stopped answering (through a
+            // forwarded raft_advertise port) had the leader declare itself down: nothing reconnects a leader's
+            // client to itself (reconnectIfBroken needs a leader heard while following).
+            liveness.record(beat);
+            heartbeatInFlight.compareAndSet(mine, null);
+            return;
+        }
         try {
-            Message message = Message.valueOf(ByteString.copyFrom(
-                    Json.encode(new Heartbeat(settings.nodeId(), incarnation, ++heartbeatSequence, reports))));
-            // Given up after one attempt's timeout, not the failure timeout, and not retried after a timeout
+            Message message = Message.valueOf(ByteString.copyFrom(Json.encode(beat)));
+            // Given up after one attempt's timeout (heartbeatGiveUpMillis), not retried after a timeout
             // (HeartbeatRetry): when the Raft leader is frozen, a heartbeat sent to it is late however it is retried.
             // By then this node follows the new leader, so the next heartbeat finds the new leader within its grace,
             // and this node is not declared down for a pause not its own.
@@ -1007,7 +1022,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             long sentAt = liveness.nowMillis();
             CompletableFuture<RaftClientReply> sent = target == null ? c.async().sendReadOnlyUnordered(message)
                     : c.async().sendReadOnlyUnordered(message, target);
-            long giveUp = Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis());
+            long giveUp = heartbeatGiveUpMillis();
             lastHeartbeat = sent
                     .orTimeout(giveUp, TimeUnit.MILLISECONDS)
                     .whenComplete((reply, e) -> {
@@ -1048,8 +1063,30 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         if (HeartbeatRetry.connectionSuspect(sentAt, heardAt, HeartbeatRetry.aliveAfterSendMillis(attemptMillis))) {
             LOG.info("a heartbeat to {} went unanswered although its Raft server was heard {}ms after it was sent:"
                     + " reconnecting", target, heardAt - sentAt);
-            heartbeatReconnects.execute(() -> c.getClientRpc().handleException(target, cause, true));
+            heartbeatReconnects.execute(() -> {
+                c.getClientRpc().handleException(target, cause, true);
+                // The next heartbeat at once, over the new connection (its proxy is replaced by the time the
+                // client's retry sleep is over), not at the next tick: the leader has not heard this node since
+                // before the lost one was sent.
+                try {
+                    heartbeats.schedule(this::heartbeat, RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    // closing
+                }
+            });
         }
+    }
+
+    /**
+     * How long a heartbeat may go unanswered before it is given up: one Raft client attempt (1 s), or the failure
+     * timeout when that is shorter. Not shorter: {@link #reconnectIfBroken} needs the leader heard well after the send
+     * (with a 500 ms give-up, a node of {@code FrozenRaftLeaderLivenessTest} reconnected to the leader frozen 478 ms
+     * after its heartbeat was sent). A heartbeat lost that way, the reconnect and the next heartbeat take longer than
+     * the failure timeout allows after the last heartbeat heard; the leader gives a node whose Raft server answers it
+     * twice the failure timeout ({@link FailoverDecider}).
+     */
+    private long heartbeatGiveUpMillis() {
+        return Math.min(CLIENT_ATTEMPT_TIMEOUT.toMillis(), settings.failureTimeout().toMillis());
     }
 
     /** When this node's Raft server last heard from {@code leader} while following it, or Long.MIN_VALUE. */
@@ -1177,7 +1214,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
             List<FailoverDecider.Decision> decisions = FailoverDecider.decideRound(state, liveness.snapshot(),
-                    registered, predecessor, pauses, now, leaderSince, settings.failureTimeout().toMillis());
+                    registered, PredecessorGrace.answeredAt(info.getRoleInfoProto(), now), predecessor, pauses, now,
+                    leaderSince, settings.failureTimeout().toMillis());
             for (FailoverDecider.Decision d : decisions) {
                 if (closed.get()) {
                     return;

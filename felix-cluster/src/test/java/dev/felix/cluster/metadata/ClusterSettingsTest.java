@@ -60,6 +60,15 @@ class ClusterSettingsTest {
                 .hasMessageStartingWith("raft_bind is required");
         assertThatThrownBy(() -> valid().bootstrap(false).join("h:0").build())
                 .hasMessageContaining("cluster_join h:0 must name a member's Raft port");
+        assertThatThrownBy(() -> valid().raftAdvertise("0.0.0.0:7100").build())
+                .hasMessageContaining("raft_advertise 0.0.0.0:7100 must be an address other nodes can dial");
+        assertThatThrownBy(() -> valid().raftAdvertise("10.0.0.1:0").build())
+                .hasMessageContaining("raft_advertise 10.0.0.1:0 must be an address other nodes can dial");
+        assertThatThrownBy(() -> ClusterSettings.builder().raftAdvertise("h:x"))
+                .hasMessageContaining("raft_advertise: port 'x'");
+        assertThat(valid().build().raftAdvertise()).isNull();
+        assertThat(valid().raftAdvertise("10.0.0.1:7100").build().raftAdvertise())
+                .isEqualTo(new HostPort("10.0.0.1", 7100));
         assertThat(HostPort.parse("x", "[::1]:7000")).isEqualTo(new HostPort("::1", 7000));
         assertThat(new HostPort("::1", 7000)).hasToString("[::1]:7000");
     }

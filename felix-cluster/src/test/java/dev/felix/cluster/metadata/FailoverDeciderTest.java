@@ -118,6 +118,46 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void aNodeWhoseRaftServerAnswers_hasTwiceTheFailureTimeoutForItsHeartbeats_andOneThatStoppedAnsweringDoesNot() {
+        nodes("a", "b", "c");
+        leaderSince = clock.millis();
+        everyoneButHeartbeats(null);
+        long lastHeartbeat = clock.millis();
+        // b's and c's heartbeats stop. b's Raft server keeps answering this leader (its heartbeats are lost in a
+        // connection that stopped answering); c's stopped answering a little after its last heartbeat (frozen).
+        Map<String, Long> answered = new HashMap<>();
+        for (long t = 0; t < 2 * TIMEOUT; t += 250) {
+            answered.put("b", clock.millis());
+            if (t <= 250) {
+                answered.put("c", clock.millis());
+            }
+            heartbeat("a");
+            List<FailoverDecider.Decision> ds = FailoverDecider.decide(state, liveness.snapshot(), registered,
+                    Map.of(), answered, clock.millis(), leaderSince, TIMEOUT);
+            long silent = clock.millis() - lastHeartbeat;
+            if (silent < TIMEOUT) {
+                assertThat(ds).as("%d ms after the last heartbeat", silent).isEmpty();
+            } else {
+                assertThat(ds).as("%d ms after the last heartbeat: c declared down, b not", silent)
+                        .extracting(FailoverDecider.Decision::command)
+                        .containsExactly(new Command.SetNodeStatus("c", NodeStatus.DOWN, 1));
+                // Side by side: without the Raft answers, b is declared down with c.
+                assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, Map.of(), Map.of(),
+                        clock.millis(), leaderSince, TIMEOUT)).extracting(FailoverDecider.Decision::command)
+                        .containsExactlyInAnyOrder(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1),
+                                new Command.SetNodeStatus("c", NodeStatus.DOWN, 1));
+            }
+            advance(250);
+        }
+        // Twice the failure timeout: b answers Raft but has not heartbeated since; it is stuck, and declared down.
+        answered.put("b", clock.millis());
+        heartbeat("a");
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, Map.of(), answered, clock.millis(),
+                leaderSince, TIMEOUT)).extracting(FailoverDecider.Decision::command)
+                .contains(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
+    }
+
+    @Test
     void aNewLeaderGrantsEveryNodeAFullTimeoutOfGrace() {
         nodes("a", "b");
         // heard long before this leader started leading: those heartbeats do not count

@@ -53,6 +53,32 @@ class NodeFileTest {
     }
 
     @Test
+    void anAdvertisedAddressIsKept_besideTheBoundOne_andALaterStartMustGiveTheSame() throws Exception {
+        NodeFile plain = NodeFile.loadOrCreate(dir.resolve("plain"), settings().build());
+        assertThat(plain.raftAdvertise()).isNull();
+        assertThat(plain.advertised()).isEqualTo(plain.raftAddress());
+        assertThat(Files.readString(dir.resolve("plain/node.json"))).doesNotContain("raft_advertise");
+
+        NodeFile first = NodeFile.loadOrCreate(dir, settings().raftAdvertise("10.0.0.7:7100").build());
+        assertThat(first.advertised()).isEqualTo(new HostPort("10.0.0.7", 7100));
+        assertThat(first.raftAddress().host()).isEqualTo("127.0.0.1");
+        assertThat(Files.readString(dir.resolve("node.json"))).contains("\"raft_advertise\" : \"10.0.0.7:7100\"");
+        assertThat(NodeFile.loadOrCreate(dir, settings().raftAdvertise("10.0.0.7:7100").build())).isEqualTo(first);
+
+        assertThatThrownBy(() -> NodeFile.loadOrCreate(dir, settings().raftAdvertise("10.0.0.7:7200").build()))
+                .isInstanceOfSatisfying(FelixException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.BAD_REQUEST))
+                .hasMessageContaining("raft_advertise 10.0.0.7:7200 differs from 10.0.0.7:7100")
+                .hasMessageContaining("start it with raft_advertise 10.0.0.7:7100");
+        assertThatThrownBy(() -> NodeFile.loadOrCreate(dir, settings().build()))
+                .hasMessageContaining("raft_advertise (unset) differs from 10.0.0.7:7100");
+        assertThatThrownBy(() -> NodeFile.loadOrCreate(dir.resolve("plain"),
+                settings().raftAdvertise("10.0.0.7:7100").build()))
+                .hasMessageContaining("raft_advertise 10.0.0.7:7100 differs from (unset)")
+                .hasMessageContaining("start it without raft_advertise");
+    }
+
+    @Test
     void aDamagedFileIsReportedWithItsPath() throws Exception {
         Files.writeString(dir.resolve("node.json"), "{\"format\":1,\"node_id\":\"n1\"}");
         assertThatThrownBy(() -> NodeFile.loadOrCreate(dir, settings().build()))

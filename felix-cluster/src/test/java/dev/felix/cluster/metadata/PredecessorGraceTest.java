@@ -85,6 +85,15 @@ class PredecessorGraceTest {
                 .setRoleElapsedTimeMs(5_000).build(), "n1")).as("no longer leading").isFalse();
     }
 
+    @Test
+    void answeredAt_datesEachRealAnswer_byTheLeadersClock() {
+        RoleInfoProto role = leader(300, Map.of("n1", 1_300L, "n3", 40L, "n4", 299L));
+        assertThat(PredecessorGrace.answeredAt(role, 50_000)).as("n1 never answered this leader")
+                .containsOnly(Map.entry("n3", 49_960L), Map.entry("n4", 49_701L));
+        assertThat(PredecessorGrace.answeredAt(RoleInfoProto.newBuilder().setRole(RaftPeerRole.FOLLOWER)
+                .setRoleElapsedTimeMs(5_000).build(), 50_000)).as("not leading").isEmpty();
+    }
+
     /**
      * Whether the decider declares n1 (up, the predecessor) down at {@code now}, having heard nothing from it, in a
      * leadership that began at {@link #ELECTED}.

@@ -30,6 +30,8 @@ public final class LocalCluster implements AutoCloseable {
     private final Path dir;
     private final ClusterTls.CaFiles ca;
     private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
+    /** With {@link #startBehindProxies}: the proxy in front of each node's Raft endpoint. */
+    private final Map<String, TcpProxy> proxies = new LinkedHashMap<>();
     private final List<String> extra;
 
     private LocalCluster(Path dir, ClusterTls.CaFiles ca, List<String> extra) {
@@ -52,12 +54,7 @@ public final class LocalCluster implements AutoCloseable {
      */
     public static LocalCluster start(Path dir, int size, List<String> jvmOptions, List<String> extra)
             throws IOException, InterruptedException {
-        ClusterTls.CaFiles ca;
-        try {
-            ca = ClusterTls.createCa(dir.resolve("ca"));
-        } catch (TlsException e) {
-            throw new IOException("cannot create the cluster CA: " + e.getMessage(), e);
-        }
+        ClusterTls.CaFiles ca = createCa(dir);
         LocalCluster c = new LocalCluster(dir, ca, List.copyOf(extra));
         try {
             NodeProcess first = NodeProcess.start("n1", dir.resolve("n1"), dir.resolve("logs"), ca.cert(), ca.key(),
@@ -72,6 +69,85 @@ public final class LocalCluster implements AutoCloseable {
         } catch (IOException | InterruptedException | RuntimeException e) {
             c.close();
             throw e;
+        }
+    }
+
+    /**
+     * As {@link #start(Path, int, List)}, with a {@link TcpProxy} in front of each node's Raft endpoint: every node
+     * advertises its proxy's port ({@code --raft-advertise}), so every Raft connection to a node, from the others
+     * and from its own clients, passes through that node's proxy ({@link #raftProxy}).
+     */
+    public static LocalCluster startBehindProxies(Path dir, int size, List<String> extra)
+            throws IOException, InterruptedException {
+        ClusterTls.CaFiles ca = createCa(dir);
+        LocalCluster c = new LocalCluster(dir, ca, List.copyOf(extra));
+        try {
+            String join = null;
+            for (int i = 1; i <= size; i++) {
+                String id = "n" + i;
+                int raftPort = freeTcpPort();
+                TcpProxy proxy = TcpProxy.start(new InetSocketAddress("127.0.0.1", raftPort));
+                c.proxies.put(id, proxy);
+                String advertised = "127.0.0.1:" + proxy.port();
+                c.nodes.put(id, NodeProcess.start(id, dir.resolve(id), dir.resolve("logs"), ca.cert(), ca.key(),
+                        join, NodeProcess.TEST_JVM, extra, "127.0.0.1:" + raftPort, advertised));
+                if (join == null) {
+                    join = advertised;
+                }
+            }
+            return c;
+        } catch (IOException | InterruptedException | RuntimeException e) {
+            c.close();
+            throw e;
+        }
+    }
+
+    private static ClusterTls.CaFiles createCa(Path dir) throws IOException {
+        try {
+            return ClusterTls.createCa(dir.resolve("ca"));
+        } catch (TlsException e) {
+            throw new IOException("cannot create the cluster CA: " + e.getMessage(), e);
+        }
+    }
+
+    /** A TCP port free on loopback now, for a node to bind a moment later (as a node picks one for port 0). */
+    private static int freeTcpPort() throws IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** The proxy in front of node {@code id}'s Raft endpoint ({@link #startBehindProxies} only). */
+    public TcpProxy raftProxy(String id) {
+        TcpProxy p = proxies.get(id);
+        if (p == null) {
+            throw new IllegalArgumentException("node " + id + " has no Raft proxy (started without proxies?)");
+        }
+        return p;
+    }
+
+    /**
+     * Cuts node {@code id} off from the other nodes' Raft traffic, both ways, until {@link #healRaft()}: their
+     * connections to its proxy, and its connections to theirs, open now or opened later, carry nothing
+     * ({@link TcpProxy#cutOff}). Its own clients still reach it, and clients and replication (QUIC) are not proxied.
+     * Returns how many open connections were stalled.
+     */
+    public int partitionRaft(String id) {
+        NodeProcess cut = node(id);
+        int stalled = 0;
+        for (NodeProcess other : nodes.values()) {
+            if (other != cut) {
+                stalled += raftProxy(id).cutOff(other.pid());
+                stalled += raftProxy(other.id()).cutOff(cut.pid());
+            }
+        }
+        return stalled;
+    }
+
+    /** Ends {@link #partitionRaft}: the stalled connections are closed, and new ones pass. */
+    public void healRaft() {
+        for (TcpProxy p : proxies.values()) {
+            p.heal();
         }
     }
 
@@ -209,6 +285,9 @@ public final class LocalCluster implements AutoCloseable {
     public void close() {
         for (NodeProcess n : nodes.values()) {
             n.close();
+        }
+        for (TcpProxy p : proxies.values()) {
+            p.close();
         }
     }
 

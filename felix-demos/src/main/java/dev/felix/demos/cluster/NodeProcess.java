@@ -94,6 +94,10 @@ public final class NodeProcess implements AutoCloseable {
     private final List<String> extra;
     /** JVM options of the node's process: small and serial for tests and demos, unless a benchmark says. */
     private List<String> jvmOptions = TEST_JVM;
+    /** The node's {@code --raft-bind}: any free port, unless a proxy in front of it needs to know the port. */
+    private String raftBind = "127.0.0.1:0";
+    /** The node's {@code --raft-advertise}, or null for none. */
+    private String raftAdvertise;
     private Process process;
     private volatile int quicPort; // read by other threads (a reader asking where the node is now)
     private int httpPort = -1;
@@ -116,8 +120,20 @@ public final class NodeProcess implements AutoCloseable {
      */
     static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join,
             List<String> jvmOptions, List<String> extra) throws IOException, InterruptedException {
+        return start(id, dataDir, logDir, ca, caKey, join, jvmOptions, extra, "127.0.0.1:0", null);
+    }
+
+    /**
+     * As above, with the Raft endpoint bound at {@code raftBind} and dialled by the other nodes at
+     * {@code raftAdvertise} (null: at the bind), e.g. a {@link TcpProxy}'s port in front of it.
+     */
+    static NodeProcess start(String id, Path dataDir, Path logDir, Path ca, Path caKey, String join,
+            List<String> jvmOptions, List<String> extra, String raftBind, String raftAdvertise)
+            throws IOException, InterruptedException {
         NodeProcess n = new NodeProcess(id, dataDir, logDir, ca, caKey, extra);
         n.jvmOptions = List.copyOf(jvmOptions);
+        n.raftBind = raftBind;
+        n.raftAdvertise = raftAdvertise;
         List<String> first = new ArrayList<>();
         if (join == null) {
             first.add("--cluster-bootstrap");
@@ -190,8 +206,11 @@ public final class NodeProcess implements AutoCloseable {
         command.addAll(List.of("server", "--data-dir", dataDir.toString(),
                 "--quic-bind", "127.0.0.1:0", "--http-bind", "127.0.0.1:0"));
         if (ca != null) {
-            command.addAll(List.of("--node-id", id, "--raft-bind", "127.0.0.1:0",
+            command.addAll(List.of("--node-id", id, "--raft-bind", raftBind,
                     "--cluster-ca-cert", ca.toString(), "--cluster-ca-key", caKey.toString()));
+            if (raftAdvertise != null) {
+                command.addAll(List.of("--raft-advertise", raftAdvertise));
+            }
         }
         command.addAll(membership);
         command.addAll(extra);

@@ -16,6 +16,8 @@ import java.time.Duration;
  *
  * @param nodeId           persisted id of this node, unique in the cluster
  * @param raftBind         Raft (metadata) endpoint; port 0 = pick a free port once and keep it
+ * @param raftAdvertise    {@code host:port} other nodes dial for the Raft endpoint when not {@code raftBind} (a
+ *                         forwarded port); null = {@code raftBind}
  * @param peerBind         replication endpoint (QUIC, mutual TLS); port 0 = any free port
  * @param advertiseHost    host other nodes and clients reach this node at
  * @param bootstrap        form a new cluster with this node as its first member
@@ -34,8 +36,8 @@ import java.time.Duration;
  *                         node's relay (experimental; default off)
  * @param relay            the relay's tuning ({@code cluster_relay_*}); null = its defaults
  */
-public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind, String advertiseHost, boolean bootstrap,
-                            HostPort join, String name, Path ca, Path caKey, Path cert, Path key, Duration heartbeat,
+public record ClusterConfig(String nodeId, HostPort raftBind, HostPort raftAdvertise, HostPort peerBind,
+                            String advertiseHost, boolean bootstrap, HostPort join, String name, Path ca, Path caKey, Path cert, Path key, Duration heartbeat,
                             Duration failureTimeout, Duration requestTimeout, Duration startTimeout,
                             boolean relaySubscribe, RelaySettings relay) {
 
@@ -104,6 +106,7 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         Builder b = new Builder();
         b.nodeId = nodeId;
         b.raftBind = raftBind;
+        b.raftAdvertise = raftAdvertise;
         b.peerBind = peerBind;
         b.advertiseHost = advertiseHost;
         b.bootstrap = bootstrap;
@@ -149,6 +152,7 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
     public static final class Builder {
         private String nodeId;
         private HostPort raftBind;
+        private HostPort raftAdvertise;
         private HostPort peerBind;
         private String advertiseHost;
         private boolean bootstrap;
@@ -187,6 +191,12 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         }
 
         /** {@code peer_bind}: the replication endpoint; default the Raft host, any free port. */
+        /** {@code raft_advertise}: where other nodes dial the Raft endpoint, when not at its bind; null = there. */
+        public Builder raftAdvertise(HostPort address) {
+            this.raftAdvertise = address;
+            return this;
+        }
+
         public Builder peerBind(HostPort bind) {
             this.peerBind = required(Settings.PEER_BIND, bind);
             return this;
@@ -278,8 +288,8 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort peerBind,
         }
 
         public ClusterConfig build() {
-            return new ClusterConfig(nodeId, raftBind, peerBind, advertiseHost, bootstrap, join, name, ca, caKey, cert,
-                    key, heartbeat, failureTimeout, requestTimeout, startTimeout, relaySubscribe, relay);
+            return new ClusterConfig(nodeId, raftBind, raftAdvertise, peerBind, advertiseHost, bootstrap, join, name,
+                    ca, caKey, cert, key, heartbeat, failureTimeout, requestTimeout, startTimeout, relaySubscribe, relay);
         }
     }
 }

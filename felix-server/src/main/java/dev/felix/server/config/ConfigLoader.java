@@ -129,6 +129,10 @@ public final class ConfigLoader {
         boolean bootstrap = r.get(Settings.CLUSTER_BOOTSTRAP);
         HostPort join = r.getOrNull(Settings.CLUSTER_JOIN);
         if (raft == null) {
+            if (r.getOrNull(Settings.RAFT_ADVERTISE) != null) {
+                throw new ConfigException("raft_advertise needs raft_bind: the address this node's Raft endpoint"
+                        + " listens on, which raft_advertise forwards to");
+            }
             if (bootstrap || join != null) {
                 throw new ConfigException((bootstrap ? "cluster_bootstrap" : "cluster_join") + " needs raft_bind: the"
                         + " address this node's Raft endpoint listens on (e.g. --raft-bind 127.0.0.1:7000)");
@@ -146,7 +150,8 @@ public final class ConfigLoader {
         HostPort peer = r.getOrNull(Settings.PEER_BIND);
         try {
             // Raw values go straight to the record: it names what is missing or inconsistent, with the way out.
-            return new ClusterConfig(r.getOrNull(Settings.NODE_ID), raft, peer != null ? peer : new HostPort(raft.host(), 0),
+            return new ClusterConfig(r.getOrNull(Settings.NODE_ID), raft, r.getOrNull(Settings.RAFT_ADVERTISE),
+                    peer != null ? peer : new HostPort(raft.host(), 0),
                     advertise, bootstrap, join, r.get(Settings.CLUSTER_NAME), r.getOrNull(Settings.CLUSTER_CA_CERT),
                     r.getOrNull(Settings.CLUSTER_CA_KEY), r.getOrNull(Settings.CLUSTER_NODE_CERT),
                     r.getOrNull(Settings.CLUSTER_NODE_KEY), Duration.ofMillis(r.<Long>get(Settings.CLUSTER_HEARTBEAT_MS)),

@@ -98,6 +98,9 @@ public final class Settings {
     public static final Setting<HostPort> RAFT_BIND = new Setting<>("raft_bind", null,
             "cluster: Raft (metadata) endpoint; setting it makes this node a cluster member; port 0 = pick once",
             HostPort::parse);
+    public static final Setting<HostPort> RAFT_ADVERTISE = new Setting<>("raft_advertise", null,
+            "cluster: host:port other nodes dial for this node's Raft endpoint when not raft_bind (a port forwarded through NAT or a proxy); kept in DATA_DIR/cluster",
+            HostPort::parse);
     public static final Setting<HostPort> PEER_BIND = new Setting<>("peer_bind", null,
             "cluster: replication endpoint (QUIC, mutual TLS); unset = the raft_bind host, any free port",
             HostPort::parse);
@@ -161,7 +164,7 @@ public final class Settings {
             REPAIR_CORRUPT_TAIL, RETENTION_CHECK_MS, STORAGE_FLUSH_THREADS, RING_EVENTS, RING_BYTES,
             WRITER_QUEUE_EVENTS, WRITER_QUEUE_BYTES, SUBSCRIBER_QUEUE_EVENTS, SUBSCRIBER_QUEUE_BYTES,
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
-            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, QUIC_IO_THREADS, WATCH_LINGER_US, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, PEER_BIND, ADVERTISE_HOST,
+            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, QUIC_IO_THREADS, WATCH_LINGER_US, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, RAFT_ADVERTISE, PEER_BIND, ADVERTISE_HOST,
             CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA_CERT, CLUSTER_CA_KEY, CLUSTER_NODE_CERT, CLUSTER_NODE_KEY,
             CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS, CLUSTER_REQUEST_TIMEOUT_MS, CLUSTER_START_TIMEOUT_MS,
             CLUSTER_RELAY_SUBSCRIBE, CLUSTER_RELAY_WORKERS,

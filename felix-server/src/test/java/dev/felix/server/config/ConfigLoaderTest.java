@@ -157,4 +157,20 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), cluster)).isInstanceOf(ConfigException.class)
                 .hasMessageContaining("cluster_request_timeout_ms");
     }
+
+    @Test
+    void raftAdvertise_isLoaded_andNeedsRaftBind() throws Exception {
+        Map<String, String> cluster = new java.util.HashMap<>(Map.of("node_id", "n1", "raft_bind", "127.0.0.1:7000",
+                "cluster_bootstrap", "true", "cluster_ca_cert", "ca.pem", "cluster_ca_key", "ca.key",
+                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0"));
+        assertThat(ConfigLoader.load(null, Map.of(), cluster).cluster().raftAdvertise()).isNull();
+        ClusterConfig forwarded = ConfigLoader.load(null, Map.of("FELIX_RAFT_ADVERTISE", "203.0.113.5:17000"),
+                cluster).cluster();
+        assertThat(forwarded.raftAdvertise()).isEqualTo(new HostPort("203.0.113.5", 17000));
+        assertThat(forwarded.toBuilder().build()).isEqualTo(forwarded);
+
+        assertThatThrownBy(() -> ConfigLoader.load(null, Map.of(), Map.of("raft_advertise", "127.0.0.1:17000",
+                "quic_bind", "127.0.0.1:0", "http_bind", "127.0.0.1:0")))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("raft_advertise needs raft_bind");
+    }
 }

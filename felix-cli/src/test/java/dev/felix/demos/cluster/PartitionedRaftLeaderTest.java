@@ -1,0 +1,115 @@
+package dev.felix.demos.cluster;
+
+import static dev.felix.demos.cluster.NodeMetrics.DOWN;
+import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS;
+import static dev.felix.demos.cluster.NodeMetrics.UP;
+import static dev.felix.demos.cluster.NodeMetrics.perNode;
+import static dev.felix.demos.cluster.NodeMetrics.statuses;
+import static dev.felix.demos.cluster.NodeMetrics.sum;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.felix.client.FelixClient;
+import dev.felix.client.StreamRef;
+import dev.felix.client.StreamSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Three real {@code felix server} processes behind TCP proxies ({@link LocalCluster#startBehindProxies}); the Raft
+ * leader is cut off from the other two, both ways, while it keeps running (a network partition, not a pause), then
+ * the partition heals. Only the Raft traffic is cut: clients and replication are not proxied.
+ *
+ * <p>The majority elects a new leader, which declares the cut-off node down, and no one else. The cut-off node keeps
+ * its process, its clock and its decider: it hears no heartbeat, and it commits nothing (Ratis steps a leader down
+ * once it has not heard a majority for an election timeout; a decision it made before would be in its own term's
+ * entry, which no majority holds). After the heal it rejoins and is declared up, once, and every node ends up.
+ */
+@Timeout(180)
+class PartitionedRaftLeaderTest {
+
+
+    /** Heartbeats received by the leaders after each phase: two a second per node, so 4 s or more, twice the 2 s failure timeout. */
+    private static final int WINDOW_HEARTBEATS = 16;
+
+    /** Kept when the test fails: the nodes' logs are under {@code logs/}. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dir;
+
+    @Test
+    void aRaftLeaderCutOffFromTheOthers_aloneIsDeclaredDown_commitsNothing_andIsUpAgainAfterTheHeal() throws Exception {
+        try (LocalCluster c = LocalCluster.startBehindProxies(dir, 3, List.of())) {
+            NodeProcess cut = NodeMetrics.raftLeader(c.nodes());
+            List<NodeProcess> majority = c.nodes().stream().filter(n -> n != cut).toList();
+            try (FelixClient observer = c.connect(majority.get(0).id())) {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                Map<String, Double> downBefore = perNode(c.nodes(), DOWN);
+                Map<String, Double> upBefore = perNode(c.nodes(), UP);
+
+                long start = System.nanoTime();
+                int stalled = c.partitionRaft(cut.id());
+                assertThat(stalled).as("Raft connections between %s and the others", cut.id()).isPositive();
+                NodeProcess successor;
+                try {
+                    successor = NodeMetrics.raftLeader(majority);
+                    System.out.printf("%s cut off (%d connections stalled), %s elected after %d ms (%s)%n", cut.id(),
+                            stalled, successor.id(), (System.nanoTime() - start) / 1_000_000, dir);
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                            .until(() -> "down".equals(statuses(observer).get(cut.id())));
+                    System.out.printf("%s declared down %d ms after the cut; it says it leads: %.0f%n", cut.id(),
+                            (System.nanoTime() - start) / 1_000_000, NodeMetrics.value(cut, "felix_raft_leader"));
+                    double heartbeats = sum(majority, HEARTBEATS);
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                            .until(() -> sum(majority, HEARTBEATS) >= heartbeats + WINDOW_HEARTBEATS);
+                    // The majority side works: a metadata write through it commits.
+                    observer.streams().create(StreamRef.parse("t1/default/during-the-partition"),
+                            StreamSpec.ephemeral(1));
+                    assertThat(statuses(observer)).as("nodes during the partition, as %s sees them",
+                            majority.get(0).id()).containsEntry(cut.id(), "down")
+                            .allSatisfy((node, status) -> assertThat(status).as(node)
+                                    .isEqualTo(node.equals(cut.id()) ? "down" : "up"));
+                } finally {
+                    c.healRaft();
+                }
+                long healed = System.nanoTime();
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> "up".equals(statuses(observer).get(cut.id())));
+                System.out.printf("%s up again %d ms after the heal%n", cut.id(),
+                        (System.nanoTime() - healed) / 1_000_000);
+                double heartbeats = sum(c.nodes(), HEARTBEATS);
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> sum(c.nodes(), HEARTBEATS) >= heartbeats + WINDOW_HEARTBEATS);
+
+                Map<String, Double> downAfter = perNode(c.nodes(), DOWN);
+                Map<String, Double> upAfter = perNode(c.nodes(), UP);
+                System.out.printf("down decisions before %s, after %s; up before %s, after %s; nodes %s%n",
+                        downBefore, downAfter, upBefore, upAfter, statuses(observer));
+                assertThat(downAfter.get(cut.id()) - downBefore.get(cut.id()))
+                        .as("status changes to down committed by the cut-off %s", cut.id()).isZero();
+                assertThat(delta(downAfter, downBefore)).as("status changes to down committed by any node: %s only",
+                        cut.id()).isEqualTo(1.0);
+                assertThat(delta(upAfter, upBefore)).as("status changes to up committed by any node: %s, once",
+                        cut.id()).isEqualTo(1.0);
+                assertThat(statuses(observer)).containsOnlyKeys("n1", "n2", "n3")
+                        .allSatisfy((node, status) -> assertThat(status).as(node).isEqualTo("up"));
+                // The healed node serves again: it knows the stream created while it was cut off.
+                try (FelixClient healedClient = c.connect(cut.id())) {
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                            .until(() -> healedClient.streams().describe(
+                                    StreamRef.parse("t1/default/during-the-partition")) != null);
+                }
+            }
+        }
+    }
+
+    private static double delta(Map<String, Double> after, Map<String, Double> before) {
+        return after.keySet().stream().mapToDouble(k -> after.get(k) - before.get(k)).sum();
+    }
+}
