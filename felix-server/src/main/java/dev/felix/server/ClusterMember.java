@@ -196,12 +196,12 @@ final class ClusterMember implements AutoCloseable {
 
     private boolean replicasStopped;
 
-    /** A UDP port free now on {@code host}, for a setting given with port 0. */
     /** The server configuration's address as the metadata layer's own type. */
     private static dev.felix.cluster.metadata.HostPort metadataHostPort(HostPort a) {
         return new dev.felix.cluster.metadata.HostPort(a.host(), a.port());
     }
 
+    /** A UDP port free now on {@code host}, for a setting given with port 0. */
     private static int freeUdpPort(String host, String setting) throws ConfigException {
         try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(host, 0))) {
             return socket.getLocalPort();

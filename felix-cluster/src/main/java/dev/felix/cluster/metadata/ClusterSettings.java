@@ -20,8 +20,8 @@ import java.util.regex.Pattern;
  *   <tr><td>{@value #NODE_ID}</td><td>required</td><td>this node's id, {@code [a-z0-9][a-z0-9-]{0,62}};
  *       persisted in {@code <data>/cluster/node.json}, a later start with another id fails</td></tr>
  *   <tr><td>{@value #RAFT_BIND}</td><td>required</td><td>{@code host:port} of this node's Raft endpoint; the
- *       host must be one other nodes can dial (it is what they are told); port 0 picks a free port on first
- *       start and persists it, so a restart binds the same one</td></tr>
+ *       host must be one other nodes can dial (it is what they are told), unless {@value #RAFT_ADVERTISE} is set;
+ *       port 0 picks a free port on first start and persists it, so a restart binds the same one</td></tr>
  *   <tr><td>{@value #RAFT_ADVERTISE}</td><td>{@value #RAFT_BIND}</td><td>{@code host:port} other nodes dial
  *       for this node's Raft endpoint, when that is not {@value #RAFT_BIND} (a port forwarded through NAT or a
  *       proxy); kept in {@code node.json} with the bound address, and a later start must give the same</td></tr>
@@ -85,9 +85,10 @@ public record ClusterSettings(String nodeId, HostPort raftBind, HostPort raftAdv
             throw new IllegalArgumentException(RAFT_BIND + " is required in cluster mode: HOST:PORT of this node's"
                     + " Raft endpoint (port 0 picks a free one once and keeps it)");
         }
-        if (raftBind.wildcard()) {
+        if (raftBind.wildcard() && raftAdvertise == null) {
             throw new IllegalArgumentException(RAFT_BIND + " " + raftBind + " must name an address other nodes can"
-                    + " dial (it is what they are told), not a wildcard address");
+                    + " dial (it is what they are told), not a wildcard address; or set " + RAFT_ADVERTISE
+                    + " to the address they dial");
         }
         if (raftAdvertise != null && (raftAdvertise.wildcard() || raftAdvertise.port() == 0)) {
             throw new IllegalArgumentException(RAFT_ADVERTISE + " " + raftAdvertise + " must be an address other"

@@ -28,11 +28,13 @@ import java.util.Objects;
  *       itself, and an election means a majority stopped hearing it) until its Raft server answers the new leader
  *       ({@link PredecessorGrace}, which builds {@code silentFrom}). An {@code UP}
  *       node silent for the failure timeout is set {@code DOWN}, unless its Raft server answered this leader within
- *       the last half failure timeout: its process runs, and its heartbeats may be lost in a connection that stopped
- *       answering, which the node reconnects ({@code RaftMetadata.reconnectIfBroken}). Such a node is set
- *       {@code DOWN} after twice the failure timeout (a node whose Raft server answers but which never heartbeats is
- *       stuck, and its units must fail over). A frozen, killed or cut-off node answers nothing, so the half timeout
- *       has passed by its deadline (the failure timeout is at least two heartbeat intervals);
+ *       the last {@link #raftAnswerWindow} (half the failure timeout, at most 1 s): its process runs, and its
+ *       heartbeats may be lost in a connection that stopped answering, which the node reconnects
+ *       ({@code RaftMetadata.reconnectIfBroken}). Such a node is set {@code DOWN} after twice the failure timeout
+ *       (a node whose Raft server answers but which never heartbeats is stuck, and its units must fail over).
+ *       "Answered lately" is judged afresh every round, so a node that stops (frozen, killed, cut off) is set
+ *       {@code DOWN} once its heartbeats are a failure timeout old and its last answer a window old: as before when
+ *       it stopped within a window of its last heartbeat, and never later than a failure timeout after it stopped;
  *       a {@code DOWN} node heard again (same incarnation, after {@code leaderSince}, within the timeout) is set
  *       {@code UP}.</li>
  *   <li>Only the committed state counts: a unit is failed over once its leader's {@code DOWN} is committed, on a
@@ -149,7 +151,16 @@ final class FailoverDecider {
     }
 
     /**
-     * As above, where a node whose Raft server answered this leader within the last half failure timeout
+     * How recent a Raft answer must be for a silent node to count as running: half the failure timeout, at most
+     * {@code RaftMetadata.ELECTION_TIMEOUT_MAX} (1 s). Not longer: Ratis dates a follower it starts tracking (an
+     * appender restarted, a member added during a leadership) that long before, and such a date is no answer.
+     */
+    static long raftAnswerWindow(long failureTimeout) {
+        return Math.min(failureTimeout / 2, RaftMetadata.ELECTION_TIMEOUT_MAX.toMillis());
+    }
+
+    /**
+     * As above, where a node whose Raft server answered this leader within the last {@link #raftAnswerWindow}
      * ({@code raftAnsweredAt}) is declared down after twice the failure timeout of silence, not once.
      */
     static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
@@ -165,7 +176,7 @@ final class FailoverDecider {
                 silentSince = Math.max(silentSince, h.atMillis());
             }
             Long answered = raftAnsweredAt.get(id);
-            boolean running = answered != null && nowMillis - answered < failureTimeout / 2;
+            boolean running = answered != null && nowMillis - answered < raftAnswerWindow(failureTimeout);
             if (m.info().status() == NodeStatus.UP && nowMillis - silentSince >= (running ? 2 : 1) * failureTimeout) {
                 out.add(new Decision(new Command.SetNodeStatus(id, NodeStatus.DOWN, m.info().incarnation()),
                         Kind.NODE_DOWN));

@@ -80,7 +80,10 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
                     + ClusterSettings.RAFT_BIND + " " + raftAddress + " (or port 0, which reuses "
                     + raftAddress.port() + ")");
         }
-        if (!java.util.Objects.equals(s.raftAdvertise(), raftAdvertise)) {
+        // The members know this node by its advertised address: any setting that keeps it will do (an unset one,
+        // or the bound address given explicitly, are the same).
+        HostPort wanted = s.raftAdvertise() != null ? s.raftAdvertise() : raftAddress;
+        if (!wanted.equals(advertised())) {
             throw bad(ClusterSettings.RAFT_ADVERTISE + " " + orUnset(s.raftAdvertise()) + " differs from "
                     + orUnset(raftAdvertise) + ", the address the"
                     + " other members dial this node's Raft endpoint at (" + file + "): start it "

@@ -163,6 +163,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final AtomicBoolean decideQueued = new AtomicBoolean();
     /** Set by {@link #reportNow}: a heartbeat with the latest reports is owed. */
     private final AtomicBoolean reportAgain = new AtomicBoolean();
+    /** Set by {@link #stopHeartbeating()} (tests only). */
+    private volatile boolean heartbeatsStopped;
     private final ScheduledExecutorService heartbeats =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
     private final ScheduledExecutorService decider =
@@ -269,9 +271,13 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             if (isLoopback(addresses.client().host())) {
                 clientNames.add("localhost");
             }
-            List<String> raftNames = node.advertised().host().equals(node.raftAddress().host())
-                    ? List.of(node.raftAddress().host()) : List.of(node.raftAddress().host(), node.advertised().host());
-            tls = ClusterTls.load(settings.tls(), settings.nodeId(), raftNames, clientNames,
+            // Other members dial the advertised host, so the certificate must name it; one this node issues itself
+            // names the bound host too, when that is another concrete address.
+            HostPort bound = node.raftAddress();
+            if (!bound.wildcard() && !bound.host().equals(node.advertised().host())) {
+                clientNames.add(bound.host());
+            }
+            tls = ClusterTls.load(settings.tls(), settings.nodeId(), List.of(node.advertised().host()), clientNames,
                     settings.clusterDir().resolve("tls"));
         } catch (TlsException e) {
             throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
@@ -332,8 +338,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                         .setAddress(settings.join().toString()).build())
                 : RaftGroup.valueOf(groupId, peers);
         client = newClient(clientGroup, writeRetry());
-        LOG.info("cluster metadata: node {} ({}), Raft {} at {}, {}", settings.nodeId(), tls.subject(),
-                groupId, self.getAddress(), fresh ? (settings.bootstrap() ? "bootstrapping a new cluster"
+        LOG.info("cluster metadata: node {} ({}), Raft {} at {}{}, {}", settings.nodeId(), tls.subject(),
+                groupId, self.getAddress(), node.raftAdvertise() == null ? "" : " (bound at " + node.raftAddress() + ")",
+                fresh ? (settings.bootstrap() ? "bootstrapping a new cluster"
                         : "joining through " + settings.join()) : "restarting from " + raftDir);
 
         if (member && peers.size() == 1) {
@@ -968,13 +975,21 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
     }
 
+    /**
+     * For tests: this node sends no more heartbeats while its Raft server runs on, as a node stuck but for Raft would
+     * (the Raft leader then declares it down after twice the failure timeout, {@link FailoverDecider}).
+     */
+    void stopHeartbeating() {
+        heartbeatsStopped = true;
+    }
+
     /** A heartbeat on its way: one object per send, so that only the latest clears the slot. */
     private record HeartbeatInFlight(RaftPeerId target) {
     }
 
     private void heartbeat() {
         RaftClient c = heartbeatClient;
-        if (closed.get() || c == null) {
+        if (closed.get() || c == null || heartbeatsStopped) {
             return;
         }
         // To the leader this node's own Raft server follows, when it knows one: it learns of a new leader from the

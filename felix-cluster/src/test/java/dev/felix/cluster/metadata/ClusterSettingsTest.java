@@ -67,6 +67,8 @@ class ClusterSettingsTest {
         assertThatThrownBy(() -> ClusterSettings.builder().raftAdvertise("h:x"))
                 .hasMessageContaining("raft_advertise: port 'x'");
         assertThat(valid().build().raftAdvertise()).isNull();
+        assertThat(valid().raftBind("0.0.0.0:7000").raftAdvertise("10.0.0.1:7100").build().raftBind())
+                .as("a wildcard bind, with the address other nodes dial given").isEqualTo(new HostPort("0.0.0.0", 7000));
         assertThat(valid().raftAdvertise("10.0.0.1:7100").build().raftAdvertise())
                 .isEqualTo(new HostPort("10.0.0.1", 7100));
         assertThat(HostPort.parse("x", "[::1]:7000")).isEqualTo(new HostPort("::1", 7000));

@@ -158,6 +158,34 @@ class FailoverDeciderTest {
     }
 
     @Test
+    void aNodeThatStopsAnsweringRaftLate_isDeclaredDownAWindowAfterItsLastAnswer_notAfterTwiceTheTimeout() {
+        nodes("a", "b");
+        leaderSince = clock.millis();
+        everyoneButHeartbeats(null);
+        long lastHeartbeat = clock.millis();
+        long window = FailoverDecider.raftAnswerWindow(TIMEOUT);
+        assertThat(window).as("half the failure timeout, at most 1 s").isEqualTo(1_000);
+        // b's heartbeats stop; its Raft server answers until 2.5 s later, then it stops too (frozen)
+        long stoppedAt = lastHeartbeat + 2_500;
+        Map<String, Long> answered = new HashMap<>();
+        while (clock.millis() < stoppedAt + window) {
+            if (clock.millis() <= stoppedAt) {
+                answered.put("b", clock.millis());
+            }
+            heartbeat("a");
+            assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, Map.of(), answered,
+                    clock.millis(), leaderSince, TIMEOUT)).as("%d ms after b's last heartbeat",
+                    clock.millis() - lastHeartbeat).isEmpty();
+            advance(100);
+        }
+        heartbeat("a");
+        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, Map.of(), answered,
+                clock.millis(), leaderSince, TIMEOUT)).as("a window after b's last answer")
+                .extracting(FailoverDecider.Decision::command)
+                .containsExactly(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
+    }
+
+    @Test
     void aNewLeaderGrantsEveryNodeAFullTimeoutOfGrace() {
         nodes("a", "b");
         // heard long before this leader started leading: those heartbeats do not count

@@ -58,6 +58,9 @@ class NodeFileTest {
         assertThat(plain.raftAdvertise()).isNull();
         assertThat(plain.advertised()).isEqualTo(plain.raftAddress());
         assertThat(Files.readString(dir.resolve("plain/node.json"))).doesNotContain("raft_advertise");
+        assertThat(NodeFile.loadOrCreate(dir.resolve("plain"),
+                settings().raftAdvertise(plain.raftAddress().toString()).build()))
+                .as("the address the members know it by, given explicitly").isEqualTo(plain);
 
         NodeFile first = NodeFile.loadOrCreate(dir, settings().raftAdvertise("10.0.0.7:7100").build());
         assertThat(first.advertised()).isEqualTo(new HostPort("10.0.0.7", 7100));

@@ -159,6 +159,33 @@ class RaftMetadataClusterTest {
         assertThat(registry.get("felix.raft.catch.ups").tag("outcome", "gave_up").counter().count()).isZero();
     }
 
+    /**
+     * A node whose heartbeats stop while its Raft server keeps answering the leader (its process runs) is given twice
+     * the failure timeout before it is declared down ({@code FailoverDecider}, wired to Ratis' follower answers in
+     * {@code RaftMetadata}): at least 1.5 failure timeouts after its last heartbeat here, where one failure timeout
+     * (and a decider tick) is what a node that stops answering gets. Then it is declared down: a node that answers
+     * Raft but never heartbeats is stuck.
+     */
+    @Test
+    void aNodeThatStopsHeartbeatingWhileItsRaftServerAnswers_isDeclaredDownAfterTwiceTheFailureTimeout()
+            throws Exception {
+        List<RaftMetadata> all = nodes.cluster(3);
+        RaftMetadata raftLeader = awaitRaftLeader();
+        RaftMetadata stuck = all.stream().filter(m -> m != raftLeader).findFirst().orElseThrow();
+        await().atMost(WAIT).until(() -> raftLeader.node(stuck.localNodeId())
+                .map(n -> n.status() == NodeStatus.UP).orElse(false));
+
+        long stopped = System.nanoTime();
+        stuck.stopHeartbeating();
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> raftLeader.node(stuck.localNodeId())
+                .map(n -> n.status() == NodeStatus.DOWN).orElse(false));
+        long tookMs = (System.nanoTime() - stopped) / 1_000_000;
+        System.out.printf("%s declared down %d ms after its heartbeats stopped (failure timeout %d ms)%n",
+                stuck.localNodeId(), tookMs, TestNodes.FAILURE_MS);
+        assertThat(tookMs).as("ms from the last heartbeat to down, for a node whose Raft server answers")
+                .isGreaterThanOrEqualTo(3 * TestNodes.FAILURE_MS / 2);
+    }
+
     @Test
     void lostNode_goesDown_quorumShardsPromotedOnFencedMajority_leaderShardsWaitForTheirLeader() throws Exception {
         List<RaftMetadata> all = nodes.cluster(3);

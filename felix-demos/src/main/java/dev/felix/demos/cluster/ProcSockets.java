@@ -29,17 +29,26 @@ final class ProcSockets {
                 continue; // no IPv6, or not Linux
             }
             for (String line : lines.subList(Math.min(1, lines.size()), lines.size())) {
-                // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...
+                // sl local_address rem_address st tx:rx tr:when retrnsmt uid timeout inode ...; st 01 is
+                // ESTABLISHED (a closed socket in TIME_WAIT may have the same ports, and inode 0)
                 String[] f = line.trim().split("\\s+");
-                if (f.length > 9 && port(f[1]) == localPort && port(f[2]) == remotePort) {
-                    return Long.parseLong(f[9]);
+                if (f.length > 9 && f[3].equals("01") && port(f[1]) == localPort && port(f[2]) == remotePort) {
+                    long inode = Long.parseLong(f[9]);
+                    if (inode > 0) {
+                        return inode;
+                    }
                 }
             }
         }
         return -1;
     }
 
-    /** Whether process {@code pid} holds the socket {@code inode}. */
+    /**
+     * Whether process {@code pid} holds the socket {@code inode}; false when there is no such process.
+     *
+     * @throws java.io.UncheckedIOException when the process exists but its descriptors cannot be read (a partition
+     *         that silently missed its connections would prove nothing)
+     */
     static boolean holds(long pid, long inode) {
         String wanted = "socket:[" + inode + "]";
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "fd"))) {
@@ -52,8 +61,10 @@ final class ProcSockets {
                     // closed since the listing
                 }
             }
+        } catch (java.nio.file.NoSuchFileException e) {
+            return false; // no such process (any more)
         } catch (IOException e) {
-            return false; // no such process, or not ours
+            throw new java.io.UncheckedIOException("cannot read the descriptors of process " + pid, e);
         }
         return false;
     }

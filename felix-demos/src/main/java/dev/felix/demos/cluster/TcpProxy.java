@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       ever being closed or reset, as a connection whose NAT or firewall state was lost would. Connections opened
  *       later are carried as usual, so a peer that reconnects gets through.</li>
  *   <li>{@link #cutOff(long)} does the same to every connection from one process, open now or opened later: one side
- *       of a network partition. {@link #heal()} closes those connections (as TCP gives up after a long partition)
- *       and carries new ones again.</li>
+ *       of a network partition. {@link #heal()} closes every stalled connection (as TCP gives up after a long
+ *       partition) and carries new ones again.</li>
  * </ul>
  *
  * <p>Which process opened a connection is read from Linux' {@code /proc}: the socket whose local port is the
@@ -93,7 +93,7 @@ public final class TcpProxy implements AutoCloseable {
         return n;
     }
 
-    /** Ends every {@link #cutOff}: closes the connections it stalled, and carries new ones again. */
+    /** Ends every {@link #cutOff}: closes every stalled connection, and carries new ones again. */
     public void heal() {
         cutOff.clear();
         for (Link l : links) {
@@ -123,10 +123,20 @@ public final class TcpProxy implements AutoCloseable {
                 continue; // as the target would: the connection is refused
             }
             Link link = new Link(client, server);
-            if (cutOff.stream().anyMatch(link::openedBy)) {
-                link.stalled = true; // a partition: the connection is made, and nothing passes
+            links.add(link); // listed first, so that a cutOff from now on finds it
+            try {
+                if (cutOff.stream().anyMatch(link::openedBy)) {
+                    link.stalled = true; // a partition: the connection is made, and nothing passes
+                }
+            } catch (RuntimeException e) {
+                // Whose it is cannot be told: during a partition it passes nothing, as the safer side of the fault
+                System.err.println("tcp-proxy " + port() + ": " + e + "; stalling the connection");
+                link.stalled = true;
             }
-            links.add(link);
+            if (listener.isClosed()) {
+                link.close(); // the proxy closed meanwhile
+                return;
+            }
             link.pump(client, server, "up");
             link.pump(server, client, "down");
         }
@@ -155,7 +165,9 @@ public final class TcpProxy implements AutoCloseable {
         final Socket server;
         volatile boolean stalled;
         private final CountDownLatch done = new CountDownLatch(1);
-        private long inode = -2; // the client's socket in /proc; -2: not looked up yet, -1: not found
+        /** Directions that passed their end of stream on; at 2 the connection is over and closed. */
+        private final AtomicInteger finished = new AtomicInteger();
+        private long inode = -1; // the client's socket in /proc; -1: not found (yet)
 
         Link(Socket client, Socket server) {
             this.client = client;
@@ -164,7 +176,7 @@ public final class TcpProxy implements AutoCloseable {
 
         /** Whether process {@code pid} opened this connection (false when /proc does not say). */
         synchronized boolean openedBy(long pid) {
-            if (inode == -2) {
+            if (inode < 0) {
                 // The client's side of the connection: its local port is our remote one, and the other way round.
                 inode = ProcSockets.inodeOf(client.getPort(), client.getLocalPort());
             }
@@ -205,6 +217,9 @@ public final class TcpProxy implements AutoCloseable {
                     return;
                 }
                 to.shutdownOutput(); // pass the FIN on
+                if (finished.incrementAndGet() == 2) {
+                    close(); // both ways ended
+                }
             } catch (IOException e) {
                 if (!stalled) {
                     close();

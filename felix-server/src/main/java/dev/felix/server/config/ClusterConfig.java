@@ -190,13 +190,13 @@ public record ClusterConfig(String nodeId, HostPort raftBind, HostPort raftAdver
             return this;
         }
 
-        /** {@code peer_bind}: the replication endpoint; default the Raft host, any free port. */
         /** {@code raft_advertise}: where other nodes dial the Raft endpoint, when not at its bind; null = there. */
         public Builder raftAdvertise(HostPort address) {
             this.raftAdvertise = address;
             return this;
         }
 
+        /** {@code peer_bind}: the replication endpoint; default the Raft host, any free port. */
         public Builder peerBind(HostPort bind) {
             this.peerBind = required(Settings.PEER_BIND, bind);
             return this;
