@@ -98,6 +98,27 @@ final class HeartbeatRetry implements RetryPolicy {
         return leaderHeardAtMillis != Long.MIN_VALUE && leaderHeardAtMillis - sentAtMillis > aliveAfterSendMillis;
     }
 
+    /**
+     * How long after a connection looked suspect this node looks again ({@link #heardAgain}): two of the Raft
+     * leader's idle append intervals (Ratis sends one every half minimum election timeout, 250 ms).
+     */
+    static final long CONFIRM_AFTER_MILLIS = 500;
+    /** How much later the second look must find the leader heard: more than clock rounding, less than an interval. */
+    static final long HEARD_AGAIN_MARGIN_MILLIS = 100;
+
+    /**
+     * Whether a second look at when this node's Raft server last heard the leader ({@code secondHeardAtMillis},
+     * {@link #CONFIRM_AFTER_MILLIS} after the first) finds it heard again since {@code firstHeardAtMillis}. Ratis
+     * dates a follower's "last heard" also when it grants a vote or pre-vote, or completes an append it received
+     * earlier, so one late date does not show a live leader: a node of {@code FrozenRaftLeaderLivenessTest}
+     * reconnected to the frozen leader it had "heard" 974 ms after its heartbeat was sent (1 of 3 runs), which was
+     * the pre-vote it granted the next leader. A live leader sends appends every interval, and a stopped one nothing.
+     */
+    static boolean heardAgain(long firstHeardAtMillis, long secondHeardAtMillis) {
+        return firstHeardAtMillis != Long.MIN_VALUE && secondHeardAtMillis != Long.MIN_VALUE
+                && secondHeardAtMillis - firstHeardAtMillis >= HEARD_AGAIN_MARGIN_MILLIS;
+    }
+
     @Override
     public String toString() {
         return "HeartbeatRetry(no retry after a timeout; otherwise " + others + ")";

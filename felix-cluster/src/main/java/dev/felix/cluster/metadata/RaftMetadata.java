@@ -1065,7 +1065,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     /**
      * After a heartbeat to {@code target} timed out: reconnects to it when its Raft server kept sending this node
-     * appends well after the heartbeat was sent ({@link HeartbeatRetry#connectionSuspect}). Ratis makes no reconnect
+     * appends well after the heartbeat was sent ({@link HeartbeatRetry#connectionSuspect}), and is heard again at a
+     * second look half a second later ({@link HeartbeatRetry#heardAgain}). Ratis makes no reconnect
      * after a timeout that is not retried, and a heartbeat connection that silently stopped carrying answers (no
      * reset ever comes) would otherwise stay in use while the leader declares this node down.
      */
@@ -1075,21 +1076,39 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             return;
         }
         long heardAt = leaderHeardAt(target);
-        if (HeartbeatRetry.connectionSuspect(sentAt, heardAt, HeartbeatRetry.aliveAfterSendMillis(attemptMillis))) {
-            LOG.info("a heartbeat to {} went unanswered although its Raft server was heard {}ms after it was sent:"
-                    + " reconnecting", target, heardAt - sentAt);
-            heartbeatReconnects.execute(() -> {
-                c.getClientRpc().handleException(target, cause, true);
-                // The next heartbeat at once, over the new connection (its proxy is replaced by the time the
-                // client's retry sleep is over), not at the next tick: the leader has not heard this node since
-                // before the lost one was sent.
-                try {
-                    heartbeats.schedule(this::heartbeat, RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.RejectedExecutionException e) {
-                    // closing
-                }
-            });
+        if (!HeartbeatRetry.connectionSuspect(sentAt, heardAt, HeartbeatRetry.aliveAfterSendMillis(attemptMillis))) {
+            return;
         }
+        // Suspect; a second look must find the leader heard again (HeartbeatRetry.heardAgain).
+        try {
+            heartbeats.schedule(() -> reconnectIfHeardAgain(c, target, sentAt, heardAt, cause),
+                    HeartbeatRetry.CONFIRM_AFTER_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closing
+        }
+    }
+
+    /** The second look of {@link #reconnectIfBroken}, {@link HeartbeatRetry#CONFIRM_AFTER_MILLIS} after the first. */
+    private void reconnectIfHeardAgain(RaftClient c, RaftPeerId target, long sentAt, long heardAt, Throwable cause) {
+        long heardAgainAt = leaderHeardAt(target);
+        if (closed.get() || !HeartbeatRetry.heardAgain(heardAt, heardAgainAt)) {
+            LOG.debug("a heartbeat to {} went unanswered; its Raft server was heard {}ms after it was sent, and not"
+                    + " again since: no reconnect", target, heardAt - sentAt);
+            return;
+        }
+        LOG.info("a heartbeat to {} went unanswered although its Raft server was heard {}ms and again {}ms after it"
+                + " was sent: reconnecting", target, heardAt - sentAt, heardAgainAt - sentAt);
+        heartbeatReconnects.execute(() -> {
+            c.getClientRpc().handleException(target, cause, true);
+            // The next heartbeat at once, over the new connection (its proxy is replaced by the time the client's
+            // retry sleep is over), not at the next tick: the leader has not heard this node since before the lost
+            // one was sent.
+            try {
+                heartbeats.schedule(this::heartbeat, RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // closing
+            }
+        });
     }
 
     /**

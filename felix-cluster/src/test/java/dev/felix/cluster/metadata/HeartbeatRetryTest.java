@@ -99,6 +99,20 @@ class HeartbeatRetryTest {
     }
 
     @Test
+    void aSuspectConnection_isReconnectedOnlyIfTheSecondLookFindsTheLeaderHeardAgain() {
+        long firstLook = 11_000;
+        assertThat(HeartbeatRetry.heardAgain(firstLook, firstLook + 250)).as("an append an interval later").isTrue();
+        assertThat(HeartbeatRetry.heardAgain(firstLook, firstLook + HeartbeatRetry.HEARD_AGAIN_MARGIN_MILLIS))
+                .isTrue();
+        // The first date was a pre-vote granted to the next leader while this one was frozen: nothing since
+        assertThat(HeartbeatRetry.heardAgain(firstLook, firstLook)).as("the same date").isFalse();
+        assertThat(HeartbeatRetry.heardAgain(firstLook, firstLook + 1)).as("the same date, rounded").isFalse();
+        assertThat(HeartbeatRetry.heardAgain(firstLook, Long.MIN_VALUE)).as("following no one any more").isFalse();
+        assertThat(HeartbeatRetry.CONFIRM_AFTER_MILLIS).as("two of the leader's idle append intervals")
+                .isEqualTo(2 * RaftMetadata.ELECTION_TIMEOUT_MIN.toMillis() / 2);
+    }
+
+    @Test
     void aTimeoutOfALeaderThatStopped_doesNot() {
         long sent = 10_000;
         long margin = HeartbeatRetry.aliveAfterSendMillis(1_000);
