@@ -118,20 +118,10 @@ final class FailoverDecider {
     }
 
     /**
-     * One round of the Raft leader's decider: as {@link #decide(ClusterState, Map, Map, Map, long, long, long)} with
-     * the predecessor's silence ({@link PredecessorGrace}), where neither that silence nor the leadership's grace is
-     * counted from before the decider's last pause ({@link DeciderPauses}).
-     */
-    static List<Decision> decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
-                                      PredecessorGrace predecessor, DeciderPauses pauses, long nowMillis,
-                                      long leaderSince, long failureTimeout) {
-        return decideRound(state, heard, registered, Map.of(), predecessor, pauses, nowMillis, leaderSince,
-                failureTimeout);
-    }
-
-    /**
-     * As above, where {@code raftAnsweredAt} says when each node's Raft server last answered this leader (real
-     * answers only, {@link PredecessorGrace#answeredAt}).
+     * One round of the Raft leader's decider: as {@link #decide(ClusterState, Map, Map, Map, Map, long, long, long)}
+     * with the predecessor's silence ({@link PredecessorGrace}), where neither that silence nor the leadership's grace
+     * is counted from before the decider's last pause ({@link DeciderPauses}); {@code raftAnsweredAt} says when each
+     * node's Raft server last answered this leader (real answers only, {@link PredecessorGrace#answeredAt}).
      */
     static List<Decision> decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
                                       Map<String, Long> raftAnsweredAt, PredecessorGrace predecessor,

@@ -172,8 +172,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     /**
      * Reconnects of the heartbeat client to a suspect connection ({@link #reconnectIfBroken}): one at a time, at most
      * one waiting, the rest dropped (the next timed-out heartbeat asks again). Its own thread, because a reconnect runs
-     * on its caller's thread when the reconnect pool is full, and the caller here would otherwise be the JDK's
-     * shared timeout thread or a Ratis thread.
+     * on its caller's thread when the reconnect pool is full (up to 5 s closing the old connection), and the caller
+     * here would otherwise be the heartbeat thread.
      */
     private final ThreadPoolExecutor heartbeatReconnects = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(1), daemon("felix-cluster-heartbeat-reconnect"),
@@ -1080,10 +1080,15 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             return;
         }
         // Suspect; a second look must find the leader heard again (HeartbeatRetry.heardAgain).
+        onHeartbeatThread(() -> reconnectIfHeardAgain(c, target, sentAt, heardAt, cause),
+                HeartbeatRetry.CONFIRM_AFTER_MILLIS);
+    }
+
+    /** Runs {@code task} on the heartbeat thread after {@code delayMillis}, unless this instance is closing. */
+    private void onHeartbeatThread(Runnable task, long delayMillis) {
         try {
-            heartbeats.schedule(() -> reconnectIfHeardAgain(c, target, sentAt, heardAt, cause),
-                    HeartbeatRetry.CONFIRM_AFTER_MILLIS, TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+            heartbeats.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
             // closing
         }
     }
@@ -1103,11 +1108,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             // The next heartbeat at once, over the new connection (its proxy is replaced by the time the client's
             // retry sleep is over), not at the next tick: the leader has not heard this node since before the lost
             // one was sent.
-            try {
-                heartbeats.schedule(this::heartbeat, RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                // closing
-            }
+            onHeartbeatThread(this::heartbeat, RETRY_SLEEP.toMillis());
         });
     }
 

@@ -356,8 +356,8 @@ class FailoverDeciderTest {
     }
 
     private List<FailoverDecider.Decision> decideRound(PredecessorGrace predecessor, DeciderPauses pauses) {
-        return FailoverDecider.decideRound(state, liveness.snapshot(), registered, predecessor, pauses, clock.millis(),
-                leaderSince, TIMEOUT);
+        return FailoverDecider.decideRound(state, liveness.snapshot(), registered, Map.of(), predecessor, pauses,
+                clock.millis(), leaderSince, TIMEOUT);
     }
 
     @Test
