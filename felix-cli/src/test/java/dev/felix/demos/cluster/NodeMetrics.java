@@ -20,6 +20,8 @@ final class NodeMetrics {
     static final String DOWN = "felix_raft_node_status_changes_total{status=\"down\"}";
     /** Status changes to up committed by a node as Raft leader. */
     static final String UP = "felix_raft_node_status_changes_total{status=\"up\"}";
+    /** Failover decisions a node made as Raft leader that failed because it no longer led. */
+    static final String DEPOSED = "felix_raft_decisions_deposed_total";
     /** Heartbeats a node received as Raft leader since it started. */
     static final String HEARTBEATS = "felix_raft_heartbeats_received_total";
     /** Heartbeats a node gave up on a timeout. */

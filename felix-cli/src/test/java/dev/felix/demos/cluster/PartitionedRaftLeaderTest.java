@@ -1,5 +1,6 @@
 package dev.felix.demos.cluster;
 
+import static dev.felix.demos.cluster.NodeMetrics.DEPOSED;
 import static dev.felix.demos.cluster.NodeMetrics.DOWN;
 import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS;
 import static dev.felix.demos.cluster.NodeMetrics.UP;
@@ -29,8 +30,12 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>The majority elects a new leader, which declares the cut-off node down, and no one else. The cut-off node keeps
  * its process, its clock and its decider: it hears no heartbeat, steps down (Ratis steps a leader down once it has
  * not heard a majority for an election timeout, 1 s, before its decider's 2 s of silence), and commits no status
- * change. After the heal it rejoins and is declared up, once, and every node ends up. The decision fence
- * ({@code Command.Decided}) is not reached here: the cut-off leader steps down before it decides anything.
+ * change. After the heal it rejoins and is declared up, once, and every node ends up.
+ *
+ * <p>With the default timeouts the cut-off leader steps down before it decides anything. With a failure timeout
+ * shorter than Ratis' step-down (600 ms against 1 s), it decides first: it declares both others down, submits that to
+ * its own Raft server under its term ({@code Command.Decided}), and the entry, which no majority can acknowledge, is
+ * never committed. The node counts each such decision as deposed once it steps down, and the others never see it.
  */
 @Timeout(180)
 class PartitionedRaftLeaderTest {
@@ -116,6 +121,68 @@ class PartitionedRaftLeaderTest {
                             .until(() -> healedClient.streams().describe(
                                     StreamRef.parse("t1/default/during-the-partition")) != null);
                 }
+            }
+        }
+    }
+
+    /**
+     * Failure timeout 600 ms, heartbeats every 100 ms: the cut-off leader's decider sees both others silent for the
+     * failure timeout before Ratis steps it down (an election timeout without a majority's answers, 1 s), and decides.
+     */
+    @Test
+    void aCutOffLeaderThatDecidesBeforeItStepsDown_commitsNoneOfItsDecisions() throws Exception {
+        List<String> shortTimeouts = List.of("--set", "cluster_failure_timeout_ms=600", "--set",
+                "cluster_heartbeat_ms=100");
+        try (LocalCluster c = LocalCluster.startBehindProxies(dir, 3, shortTimeouts)) {
+            NodeProcess cut = NodeMetrics.raftLeader(c.nodes());
+            List<NodeProcess> majority = c.nodes().stream().filter(n -> n != cut).toList();
+            try (FelixClient observer = c.connect(majority.get(0).id())) {
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                Map<String, Double> downBefore = perNode(c.nodes(), DOWN);
+                double deposedBefore = NodeMetrics.value(cut, DEPOSED);
+
+                long start = System.nanoTime();
+                assertThat(c.partitionRaft(cut.id())).as("Raft connections between %s and the others", cut.id())
+                        .isPositive();
+                try {
+                    // It decided (the others down) and failed to commit: counted once Ratis stepped it down.
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                            .until(() -> NodeMetrics.value(cut, DEPOSED) > deposedBefore);
+                    System.out.printf("%s's decisions deposed %d ms after the cut: %.0f (%s)%n", cut.id(),
+                            (System.nanoTime() - start) / 1_000_000, NodeMetrics.value(cut, DEPOSED) - deposedBefore,
+                            dir);
+                    assertThat(NodeMetrics.value(cut, "felix_raft_leader")).as("%s stepped down", cut.id())
+                            .isZero();
+                    NodeProcess successor = NodeMetrics.raftLeader(majority);
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                            .until(() -> "down".equals(statuses(observer).get(cut.id())));
+                    System.out.printf("%s elected; %s declared down %d ms after the cut%n", successor.id(), cut.id(),
+                            (System.nanoTime() - start) / 1_000_000);
+                    assertThat(statuses(observer)).as("nodes during the partition, as %s sees them",
+                            majority.get(0).id()).allSatisfy((node, status) -> assertThat(status).as(node)
+                                    .isEqualTo(node.equals(cut.id()) ? "down" : "up"));
+                } finally {
+                    c.healRaft();
+                }
+                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                // The healed node has the majority's log: its uncommitted decisions were replaced, not applied.
+                try (FelixClient healedClient = c.connect(cut.id())) {
+                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                            .until(() -> statuses(healedClient).values().stream().allMatch("up"::equals));
+                }
+                Map<String, Double> downAfter = perNode(c.nodes(), DOWN);
+                System.out.printf("down decisions before %s, after %s%n", downBefore, downAfter);
+                assertThat(downAfter.get(cut.id()) - downBefore.get(cut.id()))
+                        .as("status changes to down committed by the cut-off %s", cut.id()).isZero();
+                for (NodeProcess n : majority) {
+                    assertThat(downAfter.get(n.id()) - downBefore.get(n.id()))
+                            .as("status changes to down committed by %s: %s only", n.id(), cut.id())
+                            .isLessThanOrEqualTo(1.0);
+                }
+                assertThat(delta(downAfter, downBefore)).as("status changes to down committed by any node: %s only,"
+                        + " once", cut.id()).isEqualTo(1.0);
             }
         }
     }

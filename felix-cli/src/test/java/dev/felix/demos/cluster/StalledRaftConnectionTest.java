@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>A follower's heartbeat on a stalled connection times out, and Ratis makes no reconnect after a timeout that is
  * not retried ({@code HeartbeatRetry}). The node reconnects on its own because its Raft server keeps hearing that
- * leader's appends after the heartbeat was sent ({@code RaftMetadata.reconnectIfBroken}), and sends the next
+ * leader's appends after the heartbeat was sent ({@code HeartbeatSender.reconnectIfBroken}), and sends the next
  * heartbeat at once; without that, its heartbeats would keep going into the stalled connection (no follower
  * reconnected within 30 s). The lost heartbeat, the reconnect and the next heartbeat take about as long as the 2 s
  * failure timeout, so the leader gives a node whose Raft server answers it twice that ({@code FailoverDecider}):

@@ -30,7 +30,7 @@ import java.util.Objects;
  *       node silent for the failure timeout is set {@code DOWN}, unless its Raft server answered this leader within
  *       the last {@link #raftAnswerWindow} (half the failure timeout, at most 1 s): its process runs, and its
  *       heartbeats may be lost in a connection that stopped answering, which the node reconnects
- *       ({@code RaftMetadata.reconnectIfBroken}). Such a node is set {@code DOWN} after twice the failure timeout
+ *       ({@code HeartbeatSender.reconnectIfBroken}). Such a node is set {@code DOWN} after twice the failure timeout
  *       (a node whose Raft server answers but which never heartbeats is stuck, and its units must fail over).
  *       "Answered lately" is judged afresh every round, so a node that stops (frozen, killed, cut off) is set
  *       {@code DOWN} once its heartbeats are a failure timeout old and its last answer a window old: as before when
@@ -101,6 +101,21 @@ final class FailoverDecider {
     }
 
     /**
+     * One round's outcome.
+     *
+     * @param decisions what to propose now
+     * @param spared    the up nodes silent for the failure timeout that stay up this round only because their Raft
+     *                  server answered this leader lately (declared down after twice the failure timeout unless they
+     *                  heartbeat again), by node id
+     */
+    record Round(List<Decision> decisions, java.util.Set<String> spared) {
+        Round {
+            decisions = List.copyOf(decisions);
+            spared = java.util.Set.copyOf(spared);
+        }
+    }
+
+    /**
      * The commands the Raft leader should propose now.
      *
      * @param state          the committed state
@@ -123,10 +138,10 @@ final class FailoverDecider {
      * is counted from before the decider's last pause ({@link DeciderPauses}); {@code raftAnsweredAt} says when each
      * node's Raft server last answered this leader (real answers only, {@link PredecessorGrace#answeredAt}).
      */
-    static List<Decision> decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
-                                      Map<String, Long> raftAnsweredAt, PredecessorGrace predecessor,
-                                      DeciderPauses pauses, long nowMillis, long leaderSince, long failureTimeout) {
-        return decide(state, heard, registered, pauses.notBefore(predecessor.silentFrom()), raftAnsweredAt,
+    static Round decideRound(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
+                             Map<String, Long> raftAnsweredAt, PredecessorGrace predecessor, DeciderPauses pauses,
+                             long nowMillis, long leaderSince, long failureTimeout) {
+        return round(state, heard, registered, pauses.notBefore(predecessor.silentFrom()), raftAnsweredAt,
                 nowMillis, pauses.notBefore(leaderSince), failureTimeout);
     }
 
@@ -156,7 +171,16 @@ final class FailoverDecider {
     static List<Decision> decide(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
                                  Map<String, Long> silentFrom, Map<String, Long> raftAnsweredAt, long nowMillis,
                                  long leaderSince, long failureTimeout) {
+        return round(state, heard, registered, silentFrom, raftAnsweredAt, nowMillis, leaderSince, failureTimeout)
+                .decisions();
+    }
+
+    /** As {@link #decide(ClusterState, Map, Map, Map, Map, long, long, long)}, with the nodes it spared. */
+    static Round round(ClusterState state, Map<String, Heard> heard, Map<String, Long> registered,
+                       Map<String, Long> silentFrom, Map<String, Long> raftAnsweredAt, long nowMillis,
+                       long leaderSince, long failureTimeout) {
         List<Decision> out = new ArrayList<>();
+        java.util.Set<String> spared = new java.util.HashSet<>();
         for (ClusterState.Member m : state.nodes().values()) {
             String id = m.info().nodeId();
             Heard h = fresh(heard.get(id), leaderSince);
@@ -167,9 +191,12 @@ final class FailoverDecider {
             }
             Long answered = raftAnsweredAt.get(id);
             boolean running = answered != null && nowMillis - answered < raftAnswerWindow(failureTimeout);
-            if (m.info().status() == NodeStatus.UP && nowMillis - silentSince >= (running ? 2 : 1) * failureTimeout) {
+            long silent = nowMillis - silentSince;
+            if (m.info().status() == NodeStatus.UP && silent >= (running ? 2 : 1) * failureTimeout) {
                 out.add(new Decision(new Command.SetNodeStatus(id, NodeStatus.DOWN, m.info().incarnation()),
                         Kind.NODE_DOWN));
+            } else if (m.info().status() == NodeStatus.UP && silent >= failureTimeout) {
+                spared.add(id); // running: only the Raft answers keep it up
             } else if (m.info().status() == NodeStatus.DOWN && h != null && nowMillis - h.atMillis() < failureTimeout
                     && h.incarnation() == m.info().incarnation()) {
                 out.add(new Decision(new Command.SetNodeStatus(id, NodeStatus.UP, m.info().incarnation()),
@@ -225,7 +252,7 @@ final class FailoverDecider {
                 out.add(new Decision(new Command.SetUnavailable(p.key(), p.epoch(), LEADER_GONE), Kind.UNAVAILABLE));
             }
         }
-        return out;
+        return new Round(out, spared);
     }
 
     /** {@code h} if heard since {@code leaderSince}, else null (heard by an earlier leadership: stale). */

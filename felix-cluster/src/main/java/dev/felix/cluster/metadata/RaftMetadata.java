@@ -4,7 +4,6 @@ import dev.felix.cluster.ClusterControl;
 import dev.felix.cluster.ClusterListener;
 import dev.felix.cluster.ClusterView;
 import dev.felix.cluster.NodeInfo;
-import dev.felix.cluster.ReplicaReport;
 import dev.felix.cluster.ReplicaReporter;
 import dev.felix.cluster.ShardKey;
 import dev.felix.cluster.ShardPlacement;
@@ -32,7 +31,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,13 +40,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.ClientFactory;
 import org.apache.ratis.client.RaftClient;
@@ -161,34 +157,16 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
     /** A {@link #decideSoon} round is queued on the decider thread. */
     private final AtomicBoolean decideQueued = new AtomicBoolean();
-    /** Set by {@link #reportNow}: a heartbeat with the latest reports is owed. */
-    private final AtomicBoolean reportAgain = new AtomicBoolean();
-    /** Set by {@link #stopHeartbeating()} (tests only). */
-    private volatile boolean heartbeatsStopped;
-    private final ScheduledExecutorService heartbeats =
-            Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-heartbeat"));
     private final ScheduledExecutorService decider =
             Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-decider"));
-    /**
-     * Reconnects of the heartbeat client to a suspect connection ({@link #reconnectIfBroken}): one at a time, at most
-     * one waiting, the rest dropped (the next timed-out heartbeat asks again). Its own thread, because a reconnect runs
-     * on its caller's thread when the reconnect pool is full (up to 5 s closing the old connection), and the caller
-     * here would otherwise be the heartbeat thread.
-     */
-    private final ThreadPoolExecutor heartbeatReconnects = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(1), daemon("felix-cluster-heartbeat-reconnect"),
-            new ThreadPoolExecutor.DiscardPolicy());
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** The heartbeat in flight, if any, and where it went (null: wherever the client routed it). */
-    private final AtomicReference<HeartbeatInFlight> heartbeatInFlight = new AtomicReference<>();
-    private volatile CompletableFuture<?> lastHeartbeat = CompletableFuture.completedFuture(null);
-    /** The last heartbeat's number (Heartbeat#sequence); the heartbeat thread's alone. */
-    private long heartbeatSequence;
     private final MeterRegistry registry;
     private volatile RaftMetrics metrics;
     private volatile RaftServer server;
     private volatile RaftClient client;
     private volatile RaftClient heartbeatClient;
+    /** This node's heartbeats to the Raft leader, from its registration on. */
+    private volatile HeartbeatSender heartbeats;
     /** The barrier before "not found" ({@link #catchUp()}). */
     private final CatchUp catchUp;
     /** Decider thread only: term of this node's current leadership (-1: not leading). */
@@ -202,6 +180,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private long followedLeaderHeardAt;
     /** Decider thread only: the Raft leader this leadership replaced, and its grace. */
     private PredecessorGrace predecessor = PredecessorGrace.none();
+    /** Decider thread only: the nodes the last round left up for their Raft answers alone (FailoverDecider.Round). */
+    private java.util.Set<String> spared = java.util.Set.of();
     /** Decider thread only: pauses of this process, across which no silence is counted. */
     private final DeciderPauses pauses;
 
@@ -350,7 +330,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         // Heartbeat from now on, so that the leader hears this node from the moment it is registered.
         heartbeatClient = newClient(clientGroup, new HeartbeatRetry());
         long hb = settings.heartbeatInterval().toMillis();
-        heartbeats.scheduleWithFixedDelay(this::heartbeat, 0, hb, TimeUnit.MILLISECONDS);
+        heartbeats = new HeartbeatSender(settings.nodeId(), incarnation, reporter, liveness, new HeartbeatRaftView(),
+                new HeartbeatChannel(), new HeartbeatSender.Timing(hb, heartbeatGiveUpMillis(), clientAttemptMillis(),
+                        RETRY_SLEEP.toMillis()), () -> metrics.heartbeatTimedOut());
+        heartbeats.start();
         if (settings.bootstrap()) {
             await(submit(new Command.InitCluster(settings.clusterName(), new SecureRandom().nextLong()), deadline,
                     member), deadline, "initialise the cluster");
@@ -665,7 +648,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 || t instanceof LeaderNotReadyException;
     }
 
-    private static Throwable unwrap(Throwable e) {
+    static Throwable unwrap(Throwable e) {
         Throwable c = e;
         while ((c instanceof CompletionException || c instanceof ExecutionException) && c.getCause() != null) {
             c = c.getCause();
@@ -964,14 +947,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     @Override
     public void reportNow() {
-        if (closed.get()) {
-            return;
-        }
-        reportAgain.set(true); // if a heartbeat is in flight, it may predate the news: send again when it ends
-        try {
-            heartbeats.execute(this::heartbeat);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // closing
+        HeartbeatSender h = heartbeats;
+        if (h != null && !closed.get()) {
+            h.reportNow();
         }
     }
 
@@ -980,141 +958,60 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      * (the Raft leader then declares it down after twice the failure timeout, {@link FailoverDecider}).
      */
     void stopHeartbeating() {
-        heartbeatsStopped = true;
+        heartbeats.stop();
     }
 
-    /** A heartbeat on its way: one object per send, so that only the latest clears the slot. */
-    private record HeartbeatInFlight(RaftPeerId target) {
+    /** {@link HeartbeatSender}'s view of this node's Raft server. */
+    private final class HeartbeatRaftView implements HeartbeatSender.RaftView {
+        @Override
+        public RaftPeer leaderKnownHere() {
+            return RaftMetadata.this.leaderKnownHere();
+        }
+
+        @Override
+        public boolean leadsReady() {
+            return leaderReady();
+        }
+
+        @Override
+        public long leaderHeardAt(RaftPeerId leader) {
+            return RaftMetadata.this.leaderHeardAt(leader);
+        }
     }
 
-    private void heartbeat() {
-        RaftClient c = heartbeatClient;
-        if (closed.get() || c == null || heartbeatsStopped) {
-            return;
-        }
-        // To the leader this node's own Raft server follows, when it knows one: it learns of a new leader from the
-        // leader's first append, while the client's own guess may still be the node that stopped leading, and a
-        // frozen one costs a whole attempt. A heartbeat in flight to another node is then no longer waited for.
-        RaftPeer leader = leaderKnownHere();
-        RaftPeerId target = leader == null ? null : leader.getId();
-        HeartbeatInFlight current = heartbeatInFlight.get();
-        if (current != null && (target == null || target.equals(current.target()))) {
-            return;
-        }
-        HeartbeatInFlight mine = new HeartbeatInFlight(target);
-        if (!heartbeatInFlight.compareAndSet(current, mine)) {
-            return;
-        }
-        reportAgain.set(false);
-        List<ReplicaReport> reports;
-        try {
-            reports = reporter.reports();
-        } catch (RuntimeException e) {
-            LOG.warn("the replica reporter failed; heartbeating without reports", e);
-            reports = List.of();
-        }
-        Heartbeat beat = new Heartbeat(settings.nodeId(), incarnation, ++heartbeatSequence, reports);
-        if (self.getId().equals(target) && leaderReady()) {
-            // This node leads: it records its own heartbeat as its Raft server would on receiving it. Sent over a
-            // connection to itself, it would depend on that connection, and one that stopped answering (through a
-            // forwarded raft_advertise port) had the leader declare itself down: nothing reconnects a leader's
-            // client to itself (reconnectIfBroken needs a leader heard while following).
-            liveness.record(beat);
-            heartbeatInFlight.compareAndSet(mine, null);
-            return;
-        }
-        try {
+    /** Heartbeats over the heartbeat Raft client, as read-only requests to the leader (they never enter the log). */
+    private final class HeartbeatChannel implements HeartbeatSender.Channel {
+        @Override
+        public CompletableFuture<?> send(Heartbeat beat, RaftPeer leader) {
+            RaftClient c = heartbeatClient;
             Message message = Message.valueOf(ByteString.copyFrom(Json.encode(beat)));
-            // Given up after one attempt's timeout (heartbeatGiveUpMillis), not retried after a timeout
-            // (HeartbeatRetry): when the Raft leader is frozen, a heartbeat sent to it is late however it is retried.
-            // By then this node follows the new leader, so the next heartbeat finds the new leader within its grace,
-            // and this node is not declared down for a pause not its own.
-            if (leader != null) {
-                // A client knows the peers it was built with and those named in its replies since: the bootstrap
-                // node's knows only itself until a reply names the others. Known ones are kept as they are.
-                c.getClientRpc().addRaftPeers(List.of(leader));
+            if (leader == null) {
+                return answered(c.async().sendReadOnlyUnordered(message));
             }
-            long sentAt = liveness.nowMillis();
-            CompletableFuture<RaftClientReply> sent = target == null ? c.async().sendReadOnlyUnordered(message)
-                    : c.async().sendReadOnlyUnordered(message, target);
-            long giveUp = heartbeatGiveUpMillis();
-            lastHeartbeat = sent
-                    .orTimeout(giveUp, TimeUnit.MILLISECONDS)
-                    .whenComplete((reply, e) -> {
-                        if (e != null && HeartbeatRetry.timedOut(e)) {
-                            metrics.heartbeatTimedOut(); // counted also when a later heartbeat has superseded it
-                            reconnectIfBroken(c, target, sentAt, Math.min(giveUp, clientAttemptMillis()), unwrap(e));
-                        }
-                        if (!heartbeatInFlight.compareAndSet(mine, null)) {
-                            return; // a later heartbeat went to the leader this node follows now
-                        }
-                        if (reportAgain.get() && !closed.get()) {
-                            reportNow();
-                        }
-                        if (e != null && !closed.get()) {
-                            LOG.debug("heartbeat to {} not delivered: {}", target, String.valueOf(unwrap(e)));
-                        } else if (reply != null && !reply.isSuccess()) {
-                            LOG.debug("heartbeat to {} refused: {}", target, String.valueOf(reply.getException()));
-                        }
-                    });
-        } catch (RuntimeException e) {
-            heartbeatInFlight.compareAndSet(mine, null);
-            LOG.debug("heartbeat not sent: {}", e.toString());
+            // A client knows the peers it was built with and those named in its replies since: the bootstrap node's
+            // knows only itself until a reply names the others. Known ones are kept as they are.
+            c.getClientRpc().addRaftPeers(List.of(leader));
+            return answered(c.async().sendReadOnlyUnordered(message, leader.getId()));
         }
-    }
 
-    /**
-     * After a heartbeat to {@code target} timed out: reconnects to it when its Raft server kept sending this node
-     * appends well after the heartbeat was sent ({@link HeartbeatRetry#connectionSuspect}), and is heard again at a
-     * second look half a second later ({@link HeartbeatRetry#heardAgain}). Ratis makes no reconnect
-     * after a timeout that is not retried, and a heartbeat connection that silently stopped carrying answers (no
-     * reset ever comes) would otherwise stay in use while the leader declares this node down.
-     */
-    private void reconnectIfBroken(RaftClient c, RaftPeerId target, long sentAt, long attemptMillis,
-                                   Throwable cause) {
-        if (target == null || closed.get()) {
-            return;
+        private CompletableFuture<RaftClientReply> answered(CompletableFuture<RaftClientReply> sent) {
+            return sent.thenApply(reply -> {
+                if (!reply.isSuccess()) {
+                    throw new CompletionException(reply.getException());
+                }
+                return reply;
+            });
         }
-        long heardAt = leaderHeardAt(target);
-        if (!HeartbeatRetry.connectionSuspect(sentAt, heardAt, HeartbeatRetry.aliveAfterSendMillis(attemptMillis))) {
-            return;
-        }
-        // Suspect; a second look must find the leader heard again (HeartbeatRetry.heardAgain).
-        onHeartbeatThread(() -> reconnectIfHeardAgain(c, target, sentAt, heardAt, cause),
-                HeartbeatRetry.CONFIRM_AFTER_MILLIS);
-    }
 
-    /** Runs {@code task} on the heartbeat thread after {@code delayMillis}, unless this instance is closing. */
-    private void onHeartbeatThread(Runnable task, long delayMillis) {
-        try {
-            heartbeats.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException e) {
-            // closing
+        @Override
+        public void reconnect(RaftPeerId target, Throwable cause) {
+            heartbeatClient.getClientRpc().handleException(target, cause, true);
         }
-    }
-
-    /** The second look of {@link #reconnectIfBroken}, {@link HeartbeatRetry#CONFIRM_AFTER_MILLIS} after the first. */
-    private void reconnectIfHeardAgain(RaftClient c, RaftPeerId target, long sentAt, long heardAt, Throwable cause) {
-        long heardAgainAt = leaderHeardAt(target);
-        if (closed.get() || !HeartbeatRetry.heardAgain(heardAt, heardAgainAt)) {
-            LOG.debug("a heartbeat to {} went unanswered; its Raft server was heard {}ms after it was sent, and not"
-                    + " again since: no reconnect", target, heardAt - sentAt);
-            return;
-        }
-        LOG.info("a heartbeat to {} went unanswered although its Raft server was heard {}ms and again {}ms after it"
-                + " was sent: reconnecting", target, heardAt - sentAt, heardAgainAt - sentAt);
-        heartbeatReconnects.execute(() -> {
-            c.getClientRpc().handleException(target, cause, true);
-            // The next heartbeat at once, over the new connection (its proxy is replaced by the time the client's
-            // retry sleep is over), not at the next tick: the leader has not heard this node since before the lost
-            // one was sent.
-            onHeartbeatThread(this::heartbeat, RETRY_SLEEP.toMillis());
-        });
     }
 
     /**
      * How long a heartbeat may go unanswered before it is given up: one Raft client attempt (1 s), or the failure
-     * timeout when that is shorter. Not shorter: {@link #reconnectIfBroken} needs the leader heard well after the send
+     * timeout when that is shorter. Not shorter: a reconnect ({@link HeartbeatSender}) needs the leader heard well after the send
      * (with a 500 ms give-up, a node of {@code FrozenRaftLeaderLivenessTest} reconnected to the leader frozen 478 ms
      * after its heartbeat was sent). A heartbeat lost that way, the reconnect and the next heartbeat take longer than
      * the failure timeout allows after the last heartbeat heard; the leader gives a node whose Raft server answers it
@@ -1213,6 +1110,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             }
             if (!info.isLeader() || !info.isLeaderReady()) {
                 leaderTerm = -1;
+                spared = java.util.Set.of();
                 noteFollowedLeader(info, now);
                 return;
             }
@@ -1248,10 +1146,11 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             }
             java.util.Map<String, Long> registered = new java.util.HashMap<>();
             incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
-            List<FailoverDecider.Decision> decisions = FailoverDecider.decideRound(state, liveness.snapshot(),
+            FailoverDecider.Round round = FailoverDecider.decideRound(state, liveness.snapshot(),
                     registered, PredecessorGrace.answeredAt(info.getRoleInfoProto(), now), predecessor, pauses, now,
                     leaderSince, settings.failureTimeout().toMillis());
-            for (FailoverDecider.Decision d : decisions) {
+            noteSpared(round.spared());
+            for (FailoverDecider.Decision d : round.decisions()) {
                 if (closed.get()) {
                     return;
                 }
@@ -1292,6 +1191,24 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
     }
 
+    /**
+     * Counts and logs each node a round newly leaves up for its Raft answers alone: once per silence, however many
+     * rounds it lasts ({@code felix_raft_node_down_deferrals_total}).
+     */
+    private void noteSpared(java.util.Set<String> now) {
+        for (String id : now) {
+            if (!spared.contains(id)) {
+                metrics.downDeferred();
+                long timeout = settings.failureTimeout().toMillis();
+                LOG.info("node {} has not heartbeated for the failure timeout ({}ms), but its Raft server answered this"
+                        + " leader within the last {}ms: it runs, so it is declared down only after {}ms of silence"
+                        + " unless it heartbeats again", id, timeout, FailoverDecider.raftAnswerWindow(timeout),
+                        2 * timeout);
+            }
+        }
+        spared = now;
+    }
+
     /** While following: which node leads the metadata group, and when this node last heard from it. */
     private void noteFollowedLeader(DivisionInfo info, long now) {
         if (!info.isFollower() || info.getLeaderId() == null) {
@@ -1321,19 +1238,15 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        heartbeats.shutdownNow();
         decider.shutdownNow();
-        heartbeatReconnects.shutdownNow();
+        HeartbeatSender h = heartbeats;
+        if (h != null) {
+            h.close(); // lets a heartbeat on its way finish before its client closes
+        }
         try {
             decider.awaitTermination(5, TimeUnit.SECONDS);
-            heartbeats.awaitTermination(5, TimeUnit.SECONDS);
-            // let a heartbeat on its way finish rather than fail it by closing its client under it
-            lastHeartbeat.handle((r, e) -> null).get(settings.heartbeatInterval().toMillis() * 2,
-                    TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.debug("a heartbeat was still on its way at close");
         }
         closeQuietly(heartbeatClient);
         closeQuietly(client);
@@ -1376,7 +1289,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
     }
 
-    private static ThreadFactory daemon(String name) {
+    static ThreadFactory daemon(String name) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
             Thread t = new Thread(r, n.getAndIncrement() == 0 ? name : name + "-" + n.get());

@@ -42,6 +42,10 @@ import java.util.function.ToDoubleFunction;
  *       request's thread because {@link OffThreadReconnectRpc#MAX_CLOSING} were already closing</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
  *       ({@code up}, {@code down}) this node decided and committed as Raft leader</td></tr>
+ *   <tr><td>{@code felix_raft_node_down_deferrals_total}</td><td>counter</td><td>nodes this node, as Raft leader,
+ *       left up past the failure timeout of silence because their Raft server answered it lately (its process runs;
+ *       a heartbeat connection that stopped answering is reconnected): once per silence; such a node is declared down
+ *       after twice the failure timeout unless it heartbeats again ({@link FailoverDecider})</td></tr>
  *   <tr><td>{@code felix_raft_decisions_deposed_total}</td><td>counter</td><td>failover decisions (status
  *       changes included) this node made as Raft leader that failed because it no longer led by the time they
  *       reached the log: its own server refused them or stepped down before committing them (the successor may
@@ -71,6 +75,7 @@ final class RaftMetrics implements AutoCloseable {
     private Counter deposed;
     private Counter predecessorAnswers;
     private Counter heartbeatsTimedOut;
+    private Counter downDeferrals;
     private boolean closed;
     private Counter catchUpsDone;
     private Counter catchUpsGivenUp;
@@ -141,6 +146,11 @@ final class RaftMetrics implements AutoCloseable {
                 .description("heartbeats this node sent that the Raft leader did not answer within one attempt")
                 .register(registry);
         meters.add(heartbeatsTimedOut);
+        downDeferrals = Counter.builder("felix.raft.node.down.deferrals")
+                .description("nodes left up past the failure timeout of silence because their Raft server answered"
+                        + " this leader lately")
+                .register(registry);
+        meters.add(downDeferrals);
         catchUpsDone = catchUps(registry, "caught_up");
         catchUpsGivenUp = catchUps(registry, "gave_up");
         for (FailoverDecider.Kind k : FailoverDecider.Kind.values()) {
@@ -186,6 +196,13 @@ final class RaftMetrics implements AutoCloseable {
     void heartbeatTimedOut() {
         if (registry != null) {
             heartbeatsTimedOut.increment();
+        }
+    }
+
+    /** Counts a node left up past the failure timeout for its Raft answers ({@link FailoverDecider.Round#spared}). */
+    void downDeferred() {
+        if (registry != null) {
+            downDeferrals.increment();
         }
     }
 

@@ -132,15 +132,18 @@ class FailoverDeciderTest {
                 answered.put("c", clock.millis());
             }
             heartbeat("a");
-            List<FailoverDecider.Decision> ds = FailoverDecider.decide(state, liveness.snapshot(), registered,
+            FailoverDecider.Round round = FailoverDecider.round(state, liveness.snapshot(), registered,
                     Map.of(), answered, clock.millis(), leaderSince, TIMEOUT);
+            List<FailoverDecider.Decision> ds = round.decisions();
             long silent = clock.millis() - lastHeartbeat;
             if (silent < TIMEOUT) {
                 assertThat(ds).as("%d ms after the last heartbeat", silent).isEmpty();
+                assertThat(round.spared()).as("nobody silent for the failure timeout yet").isEmpty();
             } else {
                 assertThat(ds).as("%d ms after the last heartbeat: c declared down, b not", silent)
                         .extracting(FailoverDecider.Decision::command)
                         .containsExactly(new Command.SetNodeStatus("c", NodeStatus.DOWN, 1));
+                assertThat(round.spared()).as("b stays up for its Raft answers alone").containsExactly("b");
                 // Side by side: without the Raft answers, b is declared down with c.
                 assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, Map.of(), Map.of(),
                         clock.millis(), leaderSince, TIMEOUT)).extracting(FailoverDecider.Decision::command)
@@ -152,9 +155,11 @@ class FailoverDeciderTest {
         // Twice the failure timeout: b answers Raft but has not heartbeated since; it is stuck, and declared down.
         answered.put("b", clock.millis());
         heartbeat("a");
-        assertThat(FailoverDecider.decide(state, liveness.snapshot(), registered, Map.of(), answered, clock.millis(),
-                leaderSince, TIMEOUT)).extracting(FailoverDecider.Decision::command)
+        FailoverDecider.Round last = FailoverDecider.round(state, liveness.snapshot(), registered, Map.of(), answered,
+                clock.millis(), leaderSince, TIMEOUT);
+        assertThat(last.decisions()).extracting(FailoverDecider.Decision::command)
                 .contains(new Command.SetNodeStatus("b", NodeStatus.DOWN, 1));
+        assertThat(last.spared()).as("declared down, not spared").isEmpty();
     }
 
     @Test
@@ -357,7 +362,7 @@ class FailoverDeciderTest {
 
     private List<FailoverDecider.Decision> decideRound(PredecessorGrace predecessor, DeciderPauses pauses) {
         return FailoverDecider.decideRound(state, liveness.snapshot(), registered, Map.of(), predecessor, pauses,
-                clock.millis(), leaderSince, TIMEOUT);
+                clock.millis(), leaderSince, TIMEOUT).decisions();
     }
 
     @Test

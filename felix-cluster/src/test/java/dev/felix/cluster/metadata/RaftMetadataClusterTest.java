@@ -184,6 +184,10 @@ class RaftMetadataClusterTest {
                 stuck.localNodeId(), tookMs, TestNodes.FAILURE_MS);
         assertThat(tookMs).as("ms from the last heartbeat to down, for a node whose Raft server answers")
                 .isGreaterThanOrEqualTo(3 * TestNodes.FAILURE_MS / 2);
+        // Counted by whichever node led when it was spared (the Raft leader, unless leadership moved meanwhile).
+        double deferrals = nodes.registries.values().stream()
+                .mapToDouble(r -> r.get("felix.raft.node.down.deferrals").counter().count()).sum();
+        assertThat(deferrals).as("felix_raft_node_down_deferrals_total, all nodes").isGreaterThanOrEqualTo(1.0);
     }
 
     @Test
