@@ -5,6 +5,7 @@ import static dev.felix.demos.cluster.NodeMetrics.DOWN;
 import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS;
 import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS_TIMED_OUT;
 import static dev.felix.demos.cluster.NodeMetrics.UP;
+import static dev.felix.demos.cluster.NodeMetrics.awaitAllUp;
 import static dev.felix.demos.cluster.NodeMetrics.perNode;
 import static dev.felix.demos.cluster.NodeMetrics.reconnectsTo;
 import static dev.felix.demos.cluster.NodeMetrics.statuses;
@@ -68,8 +69,7 @@ class FrozenRaftLeaderLivenessTest {
             NodeProcess frozen = NodeMetrics.raftLeader(c.nodes());
             List<NodeProcess> live = c.nodes().stream().filter(n -> n != frozen).toList();
             try (FelixClient observer = c.connect(live.get(0).id())) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                awaitAllUp(observer);
                 // Only a Raft leader commits status changes: the live nodes' counters stand still until one leads.
                 Map<String, Double> downBefore = perNode(live, DOWN);
                 Map<String, Double> upBefore = perNode(live, UP);
@@ -172,8 +172,7 @@ class FrozenRaftLeaderLivenessTest {
         try (LocalCluster c = LocalCluster.start(dir, 3, List.of())) {
             NodeProcess leader = NodeMetrics.raftLeader(c.nodes());
             try (FelixClient observer = c.connect(leader.id())) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                awaitAllUp(observer);
                 Map<String, Double> downBefore = perNode(c.nodes(), DOWN);
                 double answersBefore = sum(c.nodes(), PREDECESSOR_ANSWERS);
 

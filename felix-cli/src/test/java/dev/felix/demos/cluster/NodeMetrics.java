@@ -56,11 +56,23 @@ final class NodeMetrics {
         return leading.get(0);
     }
 
-    /** The series of reconnects of a node's Raft clients to {@code peer}, on either thread. */
+    /** The series of reconnects of a node's Raft clients (either) to {@code peer}, on either thread. */
     static String[] reconnectsTo(NodeProcess peer) {
+        return java.util.stream.Stream.of("writes", "heartbeats")
+                .flatMap(client -> Arrays.stream(reconnectsTo(peer, client))).toArray(String[]::new);
+    }
+
+    /** The series of reconnects of a node's heartbeat client to {@code peer}, on either thread. */
+    static String[] heartbeatReconnectsTo(NodeProcess peer) {
+        return reconnectsTo(peer, "heartbeats");
+    }
+
+    private static String[] reconnectsTo(NodeProcess peer, String client) {
         return new String[] {
-            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"pool\"}",
-            "felix_raft_client_reconnects_total{peer=\"" + peer.id() + "\",thread=\"caller\"}"};
+            "felix_raft_client_reconnects_total{client=\"" + client + "\",peer=\"" + peer.id()
+                    + "\",thread=\"pool\"}",
+            "felix_raft_client_reconnects_total{client=\"" + client + "\",peer=\"" + peer.id()
+                    + "\",thread=\"caller\"}"};
     }
 
     /** Per node, the sum of {@code series}. */
@@ -72,6 +84,12 @@ final class NodeMetrics {
     /** The sum of {@code series} over {@code nodes}. */
     static double sum(List<NodeProcess> nodes, String series) {
         return nodes.stream().mapToDouble(n -> value(n, series)).sum();
+    }
+
+    /** Waits up to 30 s until every node is up as the node {@code client} is connected to answers. */
+    static void awaitAllUp(dev.felix.client.FelixClient client) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+                .until(() -> statuses(client).values().stream().allMatch("up"::equals));
     }
 
     /** Each node's status ({@code up}, {@code down}) as the node {@code client} is connected to answers. */

@@ -4,6 +4,7 @@ import static dev.felix.demos.cluster.NodeMetrics.DEPOSED;
 import static dev.felix.demos.cluster.NodeMetrics.DOWN;
 import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS;
 import static dev.felix.demos.cluster.NodeMetrics.UP;
+import static dev.felix.demos.cluster.NodeMetrics.awaitAllUp;
 import static dev.felix.demos.cluster.NodeMetrics.perNode;
 import static dev.felix.demos.cluster.NodeMetrics.statuses;
 import static dev.felix.demos.cluster.NodeMetrics.sum;
@@ -59,8 +60,7 @@ class PartitionedRaftLeaderTest {
             NodeProcess cut = NodeMetrics.raftLeader(c.nodes());
             List<NodeProcess> majority = c.nodes().stream().filter(n -> n != cut).toList();
             try (FelixClient observer = c.connect(majority.get(0).id())) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                awaitAllUp(observer);
                 Map<String, Double> downBefore = perNode(c.nodes(), DOWN);
                 Map<String, Double> upBefore = perNode(c.nodes(), UP);
 
@@ -137,8 +137,7 @@ class PartitionedRaftLeaderTest {
             NodeProcess cut = NodeMetrics.raftLeader(c.nodes());
             List<NodeProcess> majority = c.nodes().stream().filter(n -> n != cut).toList();
             try (FelixClient observer = c.connect(majority.get(0).id())) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                awaitAllUp(observer);
                 Map<String, Double> downBefore = perNode(c.nodes(), DOWN);
                 double deposedBefore = NodeMetrics.value(cut, DEPOSED);
 
@@ -165,12 +164,10 @@ class PartitionedRaftLeaderTest {
                 } finally {
                     c.healRaft();
                 }
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                awaitAllUp(observer);
                 // The healed node has the majority's log: its uncommitted decisions were replaced, not applied.
                 try (FelixClient healedClient = c.connect(cut.id())) {
-                    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-                            .until(() -> statuses(healedClient).values().stream().allMatch("up"::equals));
+                    awaitAllUp(healedClient);
                 }
                 Map<String, Double> downAfter = perNode(c.nodes(), DOWN);
                 System.out.printf("down decisions before %s, after %s%n", downBefore, downAfter);

@@ -4,8 +4,9 @@ import static dev.felix.demos.cluster.NodeMetrics.DOWN;
 import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS;
 import static dev.felix.demos.cluster.NodeMetrics.HEARTBEATS_TIMED_OUT;
 import static dev.felix.demos.cluster.NodeMetrics.UP;
+import static dev.felix.demos.cluster.NodeMetrics.awaitAllUp;
+import static dev.felix.demos.cluster.NodeMetrics.heartbeatReconnectsTo;
 import static dev.felix.demos.cluster.NodeMetrics.perNode;
-import static dev.felix.demos.cluster.NodeMetrics.reconnectsTo;
 import static dev.felix.demos.cluster.NodeMetrics.statuses;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -30,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>A follower's heartbeat on a stalled connection times out, and Ratis makes no reconnect after a timeout that is
  * not retried ({@code HeartbeatRetry}). The node reconnects on its own because its Raft server keeps hearing that
- * leader's appends after the heartbeat was sent ({@code HeartbeatSender.reconnectIfBroken}), and sends the next
+ * leader's appends after the heartbeat was sent ({@code HeartbeatSender.reconnectIfBroken}; counted in {@code
+ * felix_raft_client_reconnects_total{client="heartbeats"}}), and sends the next
  * heartbeat at once; without that, its heartbeats would keep going into the stalled connection (no follower
  * reconnected within 30 s). The lost heartbeat, the reconnect and the next heartbeat take about as long as the 2 s
  * failure timeout, so the leader gives a node whose Raft server answers it twice that ({@code FailoverDecider}):
@@ -59,12 +61,11 @@ class StalledRaftConnectionTest {
             NodeProcess leader = NodeMetrics.raftLeader(c.nodes());
             List<NodeProcess> followers = c.nodes().stream().filter(n -> n != leader).toList();
             try (FelixClient observer = c.connect(followers.get(0).id())) {
-                await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                        .until(() -> statuses(observer).values().stream().allMatch("up"::equals));
+                awaitAllUp(observer);
                 double downBefore = NodeMetrics.value(leader, DOWN);
                 double upBefore = NodeMetrics.value(leader, UP);
                 Map<String, Double> timedOutBefore = perNode(c.nodes(), HEARTBEATS_TIMED_OUT);
-                Map<String, Double> reconnectsBefore = perNode(followers, reconnectsTo(leader));
+                Map<String, Double> reconnectsBefore = perNode(followers, heartbeatReconnectsTo(leader));
                 TcpProxy proxy = c.raftProxy(leader.id());
                 int acceptedBefore = proxy.accepted();
 
@@ -73,7 +74,7 @@ class StalledRaftConnectionTest {
                 assertThat(stalled).as("connections open to the leader %s's Raft endpoint", leader.id()).isPositive();
 
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() ->
-                        followers.stream().allMatch(n -> perNode(List.of(n), reconnectsTo(leader)).get(n.id())
+                        followers.stream().allMatch(n -> perNode(List.of(n), heartbeatReconnectsTo(leader)).get(n.id())
                                 > reconnectsBefore.get(n.id())));
                 double heartbeats = NodeMetrics.value(leader, HEARTBEATS);
                 System.out.printf("%d connections to %s stalled; every follower reconnected after %d ms (%s)%n",
@@ -95,7 +96,7 @@ class StalledRaftConnectionTest {
                 for (NodeProcess n : followers) {
                     double timedOut = NodeMetrics.value(n, HEARTBEATS_TIMED_OUT) - timedOutBefore.get(n.id());
                     System.out.printf("follower %s: %.0f heartbeats timed out, %.0f reconnects to %s%n", n.id(),
-                            timedOut, perNode(List.of(n), reconnectsTo(leader)).get(n.id())
+                            timedOut, perNode(List.of(n), heartbeatReconnectsTo(leader)).get(n.id())
                                     - reconnectsBefore.get(n.id()), leader.id());
                     assertThat(timedOut).as("follower %s: heartbeats lost in a stalled connection", n.id())
                             .isPositive();

@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * the same call id, which Raft's retry cache keeps from applying twice. The pool is bounded
  * ({@value #MAX_CLOSING} closes at a time); beyond that a reconnect runs on the caller's thread as before, so none is
  * ever dropped. Each reconnect is counted by where it ran ({@link ReconnectCounts}, the metric
- * {@code felix_raft_client_reconnects_total{peer,thread}}).
+ * {@code felix_raft_client_reconnects_total{client,peer,thread}}).
  *
  * <p>Everything else goes straight to the wrapped transport.
  */
@@ -49,11 +49,14 @@ final class OffThreadReconnectRpc implements RaftClientRpc {
 
     private final RaftClientRpc delegate;
     private final ReconnectCounts counts;
+    private final ReconnectCounts.Client client;
     private final ThreadPoolExecutor reconnects;
 
-    OffThreadReconnectRpc(RaftClientRpc delegate, ReconnectCounts counts) {
+    /** @param client which of the node's clients this transport serves (counted with each reconnect) */
+    OffThreadReconnectRpc(RaftClientRpc delegate, ReconnectCounts counts, ReconnectCounts.Client client) {
         this.delegate = delegate;
         this.counts = counts;
+        this.client = client;
         this.reconnects = new ThreadPoolExecutor(0, MAX_CLOSING, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 ReconnectThread::new, new ThreadPoolExecutor.CallerRunsPolicy());
     }
@@ -111,7 +114,7 @@ final class OffThreadReconnectRpc implements RaftClientRpc {
 
     private void reconnect(RaftPeerId serverId, Throwable t) {
         long start = System.nanoTime();
-        counts.reconnected(serverId.toString(), Thread.currentThread() instanceof ReconnectThread);
+        counts.reconnected(serverId.toString(), client, Thread.currentThread() instanceof ReconnectThread);
         delegate.handleException(serverId, t, true);
         LOG.debug("reconnected to {} after {} in {} ms", serverId, t.toString(),
                 (System.nanoTime() - start) / 1_000_000);

@@ -148,7 +148,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     /** Who the failover decider's requests to this node's own Raft server come from ({@link #submitHere}). */
     private final ClientId deciderId = ClientId.randomId();
     private final AtomicLong deciderCalls = new AtomicLong();
-    /** Reconnects of this node's Raft clients, by thread ({@code felix_raft_client_reconnects_total}). */
+    /** Reconnects of this node's Raft clients, by peer, client and thread ({@code felix_raft_client_reconnects_total}). */
     private final ReconnectCounts reconnects = new ReconnectCounts();
     private final MetadataStateMachine stateMachine;
     private final CopyOnWriteArrayList<ClusterListener> listeners = new CopyOnWriteArrayList<>();
@@ -317,7 +317,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 ? RaftGroup.valueOf(groupId, RaftPeer.newBuilder().setId("join-seed")
                         .setAddress(settings.join().toString()).build())
                 : RaftGroup.valueOf(groupId, peers);
-        client = newClient(clientGroup, writeRetry());
+        client = newClient(clientGroup, writeRetry(), ReconnectCounts.Client.WRITES);
         LOG.info("cluster metadata: node {} ({}), Raft {} at {}{}, {}", settings.nodeId(), tls.subject(),
                 groupId, self.getAddress(), node.raftAdvertise() == null ? "" : " (bound at " + node.raftAddress() + ")",
                 fresh ? (settings.bootstrap() ? "bootstrapping a new cluster"
@@ -328,7 +328,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             awaitCondition(deadline, this::leaderReady, "elect itself leader of its one-node group");
         }
         // Heartbeat from now on, so that the leader hears this node from the moment it is registered.
-        heartbeatClient = newClient(clientGroup, new HeartbeatRetry());
+        heartbeatClient = newClient(clientGroup, new HeartbeatRetry(), ReconnectCounts.Client.HEARTBEATS);
         long hb = settings.heartbeatInterval().toMillis();
         heartbeats = new HeartbeatSender(settings.nodeId(), incarnation, reporter, liveness, new HeartbeatRaftView(),
                 new HeartbeatChannel(), new HeartbeatSender.Timing(hb, heartbeatGiveUpMillis(), clientAttemptMillis(),
@@ -353,10 +353,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             // Clients that know every member, not only the one this node joined through.
             RaftGroup members = RaftGroup.valueOf(groupId, confPeers());
             RaftClient seed = client;
-            client = newClient(members, writeRetry());
+            client = newClient(members, writeRetry(), ReconnectCounts.Client.WRITES);
             closeQuietly(seed);
             RaftClient seedHeartbeats = heartbeatClient;
-            heartbeatClient = newClient(members, new HeartbeatRetry());
+            heartbeatClient = newClient(members, new HeartbeatRetry(), ReconnectCounts.Client.HEARTBEATS);
             closeQuietly(seedHeartbeats);
         }
         metrics = new RaftMetrics(registry, new MetricSource());
@@ -411,7 +411,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         return p;
     }
 
-    private RaftClient newClient(RaftGroup group, RetryPolicy retry) {
+    private RaftClient newClient(RaftGroup group, RetryPolicy retry, ReconnectCounts.Client kind) {
         RaftProperties p = new RaftProperties();
         // Short per-attempt timeouts: the first request after a leader change is retried (at the same call id,
         // so the Raft leader's retry cache never applies it twice) instead of waiting out Ratis' 3 s default.
@@ -434,7 +434,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 .setRaftGroup(group)
                 .setProperties(p)
                 .setParameters(parameters)
-                .setClientRpc(new OffThreadReconnectRpc(rpc, reconnects))
+                .setClientRpc(new OffThreadReconnectRpc(rpc, reconnects, kind))
                 .setRetryPolicy(retry)
                 .build();
     }

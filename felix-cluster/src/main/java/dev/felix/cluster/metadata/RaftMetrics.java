@@ -35,9 +35,10 @@ import java.util.function.ToDoubleFunction;
  *       got no answer within one attempt (1 s at most; a frozen or overloaded leader), the last attempt when retried;
  *       not retried after a timeout, and the next goes to whichever leader this node follows by then
  *       ({@link HeartbeatRetry})</td></tr>
- *   <tr><td>{@code felix_raft_client_reconnects_total{peer,thread}}</td><td>counter</td><td>reconnects of this
- *       node's Raft clients to {@code peer} after a failed attempt (a closed connection, a timeout of a write, a
- *       heartbeat's connection that stopped answering): {@code pool}, made on a
+ *   <tr><td>{@code felix_raft_client_reconnects_total{client,peer,thread}}</td><td>counter</td><td>reconnects of
+ *       this node's Raft clients to {@code peer} after a failed attempt (a closed connection, a timeout of a write, a
+ *       heartbeat's connection that stopped answering), by client ({@code writes}, {@code heartbeats}) and thread:
+ *       {@code pool}, made on a
  *       thread of their own while the request went on to another peer, or {@code caller}, made on the failing
  *       request's thread because {@link OffThreadReconnectRpc#MAX_CLOSING} were already closing</td></tr>
  *   <tr><td>{@code felix_raft_node_status_changes_total{status}}</td><td>counter</td><td>liveness transitions
@@ -99,7 +100,7 @@ final class RaftMetrics implements AutoCloseable {
         /** Heartbeats dropped as late ({@link Liveness#stale()}). */
         long heartbeatsStale();
 
-        /** Reconnects of this node's Raft clients, by peer and thread ({@link ReconnectCounts}). */
+        /** Reconnects of this node's Raft clients, by peer, client and thread ({@link ReconnectCounts}). */
         ReconnectCounts reconnects();
     }
 
@@ -173,7 +174,7 @@ final class RaftMetrics implements AutoCloseable {
             meters.add(c);
             decisions.put(k, c);
         }
-        // A series per peer and thread, registered when the first such reconnect is made (peers come and go). Last,
+        // A series per peer, client and thread, registered when the first such reconnect is made (peers come and go). Last,
         // so that a reconnect thread registering one finds every field set.
         source.reconnects().onNewSeries(this::registerReconnects);
     }
@@ -250,9 +251,10 @@ final class RaftMetrics implements AutoCloseable {
         }
         ReconnectCounts counts = counted.reconnects();
         meters.add(FunctionCounter.builder("felix.raft.client.reconnects", counts, c -> c.count(key))
+                .tag("client", key.client().label())
                 .tag("peer", key.peer())
                 .tag("thread", key.ranOn().label())
-                .description("reconnects of this node's Raft clients to a peer, by the thread that made them")
+                .description("reconnects of this node's Raft clients to a peer, by client and by the thread that made them")
                 .register(registry));
     }
 }

@@ -6,14 +6,35 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 /**
- * How many reconnects this node's Raft clients made, by peer and by the thread that made them: one of {@link
- * OffThreadReconnectRpc}'s pools (the caller went on at once), or the caller's own thread because the pool was full
- * (the caller waited for the close, as Ratis would have made it). Shared by every client of one node and read by
- * {@link RaftMetrics} as {@code felix_raft_client_reconnects_total{peer,thread}}: the peer says which node the
- * clients kept losing, a frozen one included. The group's members are tracked from the start ({@link #track}), so
- * their series print at 0; a peer that joins later gets its series with its first reconnect. Thread-safe.
+ * How many reconnects this node's Raft clients made, by peer, by client (the writes' client, or the heartbeats') and by
+ * the thread that made them: one of {@link OffThreadReconnectRpc}'s pools (the caller went on at once), or the
+ * caller's own thread because the pool was full (the caller waited for the close, as Ratis would have made it). Shared
+ * by every client of one node and read by {@link RaftMetrics} as {@code
+ * felix_raft_client_reconnects_total{client,peer,thread}}: the peer says which node the clients kept losing, a frozen
+ * one included, and the client whether heartbeats were affected (a heartbeat connection that stopped answering is
+ * reconnected by {@link HeartbeatSender}). The group's members are tracked from the start ({@link #track}), so their
+ * series print at 0; a peer that joins later gets its series with its first reconnect. Thread-safe.
  */
 final class ReconnectCounts {
+
+    /** Which of a node's Raft clients reconnected. */
+    enum Client {
+        /** Metadata writes and reads, the failover decider's excepted (it submits to its own server). */
+        WRITES("writes"),
+        /** Heartbeats to the Raft leader. */
+        HEARTBEATS("heartbeats");
+
+        private final String label;
+
+        Client(String label) {
+            this.label = label;
+        }
+
+        /** The metric's {@code client} label. */
+        String label() {
+            return label;
+        }
+    }
 
     /** Where a reconnect ran. */
     enum RanOn {
@@ -31,10 +52,11 @@ final class ReconnectCounts {
         }
     }
 
-    /** One series: reconnects to {@code peer} made on {@code ranOn}. */
-    record Key(String peer, RanOn ranOn) {
+    /** One series: reconnects of {@code client} to {@code peer} made on {@code ranOn}. */
+    record Key(String peer, Client client, RanOn ranOn) {
         Key {
             Objects.requireNonNull(peer, "peer");
+            Objects.requireNonNull(client, "client");
             Objects.requireNonNull(ranOn, "ranOn");
         }
     }
@@ -42,14 +64,16 @@ final class ReconnectCounts {
     private final ConcurrentHashMap<Key, LongAdder> counts = new ConcurrentHashMap<>();
     private volatile Consumer<Key> onNewSeries = key -> { };
 
-    void reconnected(String peer, boolean onAPoolThread) {
-        counter(new Key(peer, onAPoolThread ? RanOn.POOL : RanOn.CALLER)).increment();
+    void reconnected(String peer, Client client, boolean onAPoolThread) {
+        counter(new Key(peer, client, onAPoolThread ? RanOn.POOL : RanOn.CALLER)).increment();
     }
 
-    /** Starts both of {@code peer}'s series at 0 if they have not started, so that they print before any reconnect. */
+    /** Starts each of {@code peer}'s series at 0 if it has not started, so that they print before any reconnect. */
     void track(String peer) {
-        for (RanOn ranOn : RanOn.values()) {
-            counter(new Key(peer, ranOn));
+        for (Client client : Client.values()) {
+            for (RanOn ranOn : RanOn.values()) {
+                counter(new Key(peer, client, ranOn));
+            }
         }
     }
 

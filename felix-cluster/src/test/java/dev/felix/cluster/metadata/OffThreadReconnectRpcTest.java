@@ -35,7 +35,7 @@ class OffThreadReconnectRpcTest {
 
     private final BlockingTransport transport = new BlockingTransport();
     private final ReconnectCounts counts = new ReconnectCounts();
-    private final OffThreadReconnectRpc rpc = new OffThreadReconnectRpc(transport, counts);
+    private final OffThreadReconnectRpc rpc = new OffThreadReconnectRpc(transport, counts, ReconnectCounts.Client.HEARTBEATS);
 
     @AfterEach
     void release() throws IOException {
@@ -57,6 +57,8 @@ class OffThreadReconnectRpcTest {
         assertThat(r.thread()).startsWith("felix-raft-reconnect-").isNotEqualTo(Thread.currentThread().getName());
         assertThat(counts.onPool()).isEqualTo(1);
         assertThat(counts.onCaller()).isZero();
+        assertThat(counts.count(new ReconnectCounts.Key(FROZEN.toString(), ReconnectCounts.Client.HEARTBEATS,
+                ReconnectCounts.RanOn.POOL))).as("counted for the client this transport serves").isEqualTo(1);
     }
 
     @Test
