@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * sent to the frozen node is given up after one attempt (1 s) and not retried ({@code HeartbeatRetry}), and the next
  * goes to the leader the node follows by then. No retry means no reconnect either, which Ratis would make wait up to
  * 3 s for a close the frozen node never completes. Each live node's {@code felix_raft_heartbeats_timed_out_total}
- * shows it gave a heartbeat up, and {@code felix_raft_client_reconnects_total{peer}} that its clients made no
+ * shows it gave a heartbeat up, and {@code felix_raft_client_reconnects_total{client,peer}} that its clients made no
  * reconnect to the frozen node (until 2026-12-06 they reconnected after every timed-out heartbeat, and retried it
  * there). Reconnects to other peers can happen (one run saw a node's client reconnect to its own server after a
  * closed stream) and are not counted. The counter covers every Raft client of a node, and the test makes no metadata

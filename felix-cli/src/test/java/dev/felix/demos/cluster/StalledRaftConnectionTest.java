@@ -68,6 +68,7 @@ class StalledRaftConnectionTest {
                 Map<String, Double> reconnectsBefore = perNode(followers, heartbeatReconnectsTo(leader));
                 TcpProxy proxy = c.raftProxy(leader.id());
                 int acceptedBefore = proxy.accepted();
+                double deferralsBefore = NodeMetrics.value(leader, "felix_raft_node_down_deferrals_total");
 
                 long start = System.nanoTime();
                 int stalled = proxy.stallOpenConnections();
@@ -81,9 +82,11 @@ class StalledRaftConnectionTest {
                         stalled, leader.id(), (System.nanoTime() - start) / 1_000_000, dir);
                 await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
                         .until(() -> NodeMetrics.value(leader, HEARTBEATS) >= heartbeats + WINDOW_HEARTBEATS);
-                System.out.printf("window closed %d ms after the stall; nodes: %s; %d connections accepted since%n",
+                System.out.printf("window closed %d ms after the stall; nodes: %s; %d connections accepted since;"
+                        + " followers the leader left up for their Raft answers: %.0f%n",
                         (System.nanoTime() - start) / 1_000_000, statuses(observer),
-                        proxy.accepted() - acceptedBefore);
+                        proxy.accepted() - acceptedBefore,
+                        NodeMetrics.value(leader, "felix_raft_node_down_deferrals_total") - deferralsBefore);
 
                 assertThat(NodeMetrics.raftLeader(c.nodes())).as("the Raft leader (its appends were not stalled)")
                         .isSameAs(leader);

@@ -28,7 +28,7 @@ import org.apache.ratis.util.TimeDuration;
  * this node's server follows a leader, the next heartbeat is addressed to it.
  *
  * <p><b>A broken connection.</b> Ratis also reconnected after each timeout, which recovered a connection that
- * stopped carrying answers without being reset. Without the retry, {@link RaftMetadata} reconnects itself, and only
+ * stopped carrying answers without being reset. Without the retry, {@link HeartbeatSender} reconnects itself, and only
  * then: when the leader kept sending this node's Raft server appends well after the heartbeat went out
  * ({@link #connectionSuspect}), so the leader was alive and the heartbeat's connection is what failed.
  *

@@ -112,8 +112,12 @@ final class HeartbeatSender implements AutoCloseable {
             Executors.newSingleThreadScheduledExecutor(RaftMetadata.daemon("felix-cluster-heartbeat"));
     private final ThreadPoolExecutor reconnects = new ThreadPoolExecutor(0, 1, 10, TimeUnit.SECONDS,
             new ArrayBlockingQueue<>(1), RaftMetadata.daemon("felix-cluster-heartbeat-reconnect"),
-            (task, pool) -> LOG.debug("a reconnect of the heartbeat connection is already running and another"
-                    + " waiting: this one dropped (the next unanswered heartbeat asks again)"));
+            (task, pool) -> {
+                if (!pool.isShutdown()) {
+                    LOG.debug("a reconnect of the heartbeat connection is already running and another waiting: this"
+                            + " one dropped (the next unanswered heartbeat asks again)");
+                }
+            });
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Set by {@link #reportNow}: a heartbeat with the latest reports is owed. */
     private final AtomicBoolean reportAgain = new AtomicBoolean();

@@ -180,8 +180,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private long followedLeaderHeardAt;
     /** Decider thread only: the Raft leader this leadership replaced, and its grace. */
     private PredecessorGrace predecessor = PredecessorGrace.none();
-    /** Decider thread only: the nodes the last round left up for their Raft answers alone (FailoverDecider.Round). */
-    private java.util.Set<String> spared = java.util.Set.of();
+    /** Decider thread only: the nodes the last round left up for their Raft answers alone. */
+    private final SparedNodes spared = new SparedNodes();
     /** Decider thread only: pauses of this process, across which no silence is counted. */
     private final DeciderPauses pauses;
 
@@ -1005,6 +1005,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
         @Override
         public void reconnect(RaftPeerId target, Throwable cause) {
+            // The current client: the one that sent the lost heartbeat, but right after a join through the seed,
+            // when the members' client has replaced it (and is the one the next heartbeat goes through).
             heartbeatClient.getClientRpc().handleException(target, cause, true);
         }
     }
@@ -1110,7 +1112,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             }
             if (!info.isLeader() || !info.isLeaderReady()) {
                 leaderTerm = -1;
-                spared = java.util.Set.of();
+                spared.reset();
                 noteFollowedLeader(info, now);
                 return;
             }
@@ -1118,6 +1120,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             if (term != leaderTerm) {
                 leaderTerm = term;
                 leaderSince = now;
+                spared.reset(); // a new leadership counts every silence afresh
                 // Every node gets a full failure timeout of grace to find this leader with its heartbeats, except
                 // the leader this node followed until the election: it heartbeated to itself, so its silence is
                 // known from this node's last contact with it (PredecessorGrace). Without this, losing the Raft
@@ -1196,17 +1199,14 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      * rounds it lasts ({@code felix_raft_node_down_deferrals_total}).
      */
     private void noteSpared(java.util.Set<String> now) {
-        for (String id : now) {
-            if (!spared.contains(id)) {
-                metrics.downDeferred();
-                long timeout = settings.failureTimeout().toMillis();
-                LOG.info("node {} has not heartbeated for the failure timeout ({}ms), but its Raft server answered this"
-                        + " leader within the last {}ms: it runs, so it is declared down only after {}ms of silence"
-                        + " unless it heartbeats again", id, timeout, FailoverDecider.raftAnswerWindow(timeout),
-                        2 * timeout);
-            }
+        for (String id : spared.round(now)) {
+            metrics.downDeferred();
+            long timeout = settings.failureTimeout().toMillis();
+            LOG.info("node {} has not heartbeated for the failure timeout ({}ms), but its Raft server answered this"
+                    + " leader within the last {}ms: it runs, so it is declared down only after {}ms of silence"
+                    + " unless it heartbeats again", id, timeout, FailoverDecider.raftAnswerWindow(timeout),
+                    2 * timeout);
         }
-        spared = now;
     }
 
     /** While following: which node leads the metadata group, and when this node last heard from it. */
