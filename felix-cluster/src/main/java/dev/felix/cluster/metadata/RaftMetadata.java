@@ -38,7 +38,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -155,10 +154,8 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private final ExecutorService listenerThread = Executors.newSingleThreadExecutor(daemon("felix-cluster-listener"));
     private final ChangeNotifier notifier = new ChangeNotifier(listenerThread, this::deliver, LISTENER_BACKLOG);
     private final ExecutorService callbacks = Executors.newSingleThreadExecutor(daemon("felix-cluster-callback"));
-    /** A {@link #decideSoon} round is queued on the decider thread. */
-    private final AtomicBoolean decideQueued = new AtomicBoolean();
-    private final ScheduledExecutorService decider =
-            Executors.newSingleThreadScheduledExecutor(daemon("felix-cluster-decider"));
+    /** The failover decider, acting while this node leads the metadata group. */
+    private final FailoverLoop failover;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final MeterRegistry registry;
     private volatile RaftMetrics metrics;
@@ -169,29 +166,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     private volatile HeartbeatSender heartbeats;
     /** The barrier before "not found" ({@link #catchUp()}). */
     private final CatchUp catchUp;
-    /** Decider thread only: term of this node's current leadership (-1: not leading). */
-    private long leaderTerm = -1;
-    /** Decider thread only: when this leadership began. */
-    private long leaderSince;
-    /** Decider thread only: per node, the incarnation last seen in the state and when this node first saw it. */
-    private final java.util.HashMap<String, long[]> incarnationSeen = new java.util.HashMap<>();
-    /** Decider thread only: the Raft leader this node last followed, and when it last heard from it. */
-    private String followedLeader;
-    private long followedLeaderHeardAt;
-    /** Decider thread only: the Raft leader this leadership replaced, and its grace. */
-    private PredecessorGrace predecessor = PredecessorGrace.none();
-    /** Decider thread only: the nodes the last round left up for their Raft answers alone. */
-    private final SparedNodes spared = new SparedNodes();
-    /** Decider thread only: pauses of this process, across which no silence is counted. */
-    private final DeciderPauses pauses;
-
     private RaftMetadata(ClusterSettings settings, NodeAddresses addresses, NodeFile node, ClusterTls tls,
                          ReplicaReporter reporter, MeterRegistry registry) {
         this.settings = settings;
-        // Half the failure timeout, and never less than two heartbeat intervals (four decider ticks), so that the
-        // jitter of a loaded machine under the smallest settings is not taken for a pause.
-        this.pauses = new DeciderPauses(Math.max(settings.failureTimeout().toMillis() / 2,
-                2 * settings.heartbeatInterval().toMillis()));
         this.addresses = addresses;
         this.node = node;
         this.tls = tls;
@@ -202,8 +179,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         this.self = RaftPeer.newBuilder().setId(settings.nodeId()).setAddress(node.advertised().toString()).build();
         this.parameters = RaftTls.parameters(tls);
         this.liveness = Liveness.monotonic();
+        this.failover = new FailoverLoop(settings, liveness, new FailoverNode());
         // A fenced report may complete a quorum failover's majority: decide now, not at the next round.
-        liveness.onNewlyFenced(this::decideSoon);
+        liveness.onNewlyFenced(failover::soon);
         this.stateMachine = new MetadataStateMachine(settings.nodeId(), liveness, this::changed);
         this.registry = registry;
         this.metrics = new RaftMetrics(null, new MetricSource());
@@ -365,8 +343,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         for (RaftPeer p : confPeers()) {
             reconnects.track(p.getId().toString());
         }
-        long tick = Math.max(10, hb / 2);
-        decider.scheduleWithFixedDelay(this::decide, tick, tick, TimeUnit.MILLISECONDS);
+        failover.start();
         LOG.info("cluster metadata: node {} is a member of {} ({} nodes, applied index {})", settings.nodeId(),
                 settings.clusterName(), stateMachine.state().nodes().size(), stateMachine.appliedIndex());
     }
@@ -643,7 +620,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     }
 
     /** Whether a request failed because this node's Raft server does not (or no longer) lead. */
-    private static boolean deposed(Throwable t) {
+    static boolean deposed(Throwable t) {
         return t instanceof NotLeaderException || t instanceof LeaderSteppingDownException
                 || t instanceof LeaderNotReadyException;
     }
@@ -1041,7 +1018,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
      * When this node's Raft server, a follower, last heard from the leader it follows (Ratis' time since its last
      * append, taken from {@code now}), or Long.MIN_VALUE when it follows none or Ratis does not say.
      */
-    private static long leaderHeardAt(DivisionInfo info, long now) {
+    static long leaderHeardAt(DivisionInfo info, long now) {
         var role = info.getRoleInfoProto();
         if (!info.isFollower() || !role.hasFollowerInfo() || !role.getFollowerInfo().hasLeaderInfo()) {
             return Long.MIN_VALUE;
@@ -1067,167 +1044,31 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         }
     }
 
-    /** Runs a decider round soon, besides the periodic ones (coalesced). Any thread. */
-    private void decideSoon() {
-        if (!closed.get() && decideQueued.compareAndSet(false, true)) {
-            try {
-                decider.execute(() -> {
-                    decideQueued.set(false);
-                    decide();
-                });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                decideQueued.set(false); // closing
+    /** {@link FailoverLoop}'s view of this node: its Raft division, the committed state, its own Raft server. */
+    private final class FailoverNode implements FailoverLoop.Node {
+        @Override
+        public DivisionInfo division() throws IOException {
+            RaftServer s = server;
+            if (s == null) {
+                throw new IOException("the Raft server is not started");
             }
+            return s.getDivision(groupId).getInfo();
         }
-    }
 
-    /** One round of the failover decider; acts only while this node is the Raft leader. */
-    private void decide() {
-        if (closed.get()) {
-            return;
+        @Override
+        public ClusterState state() {
+            return stateMachine.state();
         }
-        long paused = pauses.roundStarts(liveness.nowMillis());
-        if (paused > 0) {
-            LOG.info("the failover decider did not run for {}ms (this process was paused or starved of CPU): every"
-                    + " node's silence counts from now, not from before the pause", paused);
-        }
-        try {
-            decideRound();
-        } finally {
-            pauses.roundEnds(liveness.nowMillis());
-        }
-    }
 
-    private void decideRound() {
-        try {
-            DivisionInfo info = server.getDivision(groupId).getInfo();
-            ClusterState state = stateMachine.state();
-            long now = liveness.nowMillis();
-            // Noted while following too, so that a new leader does not take "first seen" to be its first round.
-            for (ClusterState.Member m : state.nodes().values()) {
-                long[] seen = incarnationSeen.get(m.info().nodeId());
-                if (seen == null || seen[0] != m.info().incarnation()) {
-                    incarnationSeen.put(m.info().nodeId(), new long[] {m.info().incarnation(), now});
-                }
-            }
-            if (!info.isLeader() || !info.isLeaderReady()) {
-                leaderTerm = -1;
-                spared.reset();
-                noteFollowedLeader(info, now);
-                return;
-            }
-            long term = info.getCurrentTerm();
-            if (term != leaderTerm) {
-                leaderTerm = term;
-                leaderSince = now;
-                spared.reset(); // a new leadership counts every silence afresh
-                // Every node gets a full failure timeout of grace to find this leader with its heartbeats, except
-                // the leader this node followed until the election: it heartbeated to itself, so its silence is
-                // known from this node's last contact with it (PredecessorGrace). Without this, losing the Raft
-                // leader's node cost an election plus a whole extra failure timeout before its shards failed over.
-                long failureTimeout = settings.failureTimeout().toMillis();
-                predecessor = followedLeader == null || followedLeader.equals(settings.nodeId())
-                        ? PredecessorGrace.none()
-                        : PredecessorGrace.atElection(followedLeader, followedLeaderHeardAt, now, failureTimeout,
-                                Math.min(failureTimeout, PREDECESSOR_ANSWER_WINDOW.toMillis()));
-                LOG.info("leading the metadata group at term {}: every node has {}ms of grace to heartbeat{}", term,
-                        failureTimeout, predecessor.nodeId() == null ? ""
-                                : " (the previous leader " + followedLeader + " was last heard "
-                                        + (now - followedLeaderHeardAt) + "ms ago: it has "
-                                        + (predecessor.silentFrom().get(followedLeader) + failureTimeout - now)
-                                        + "ms unless it answers this leader)");
-                // Used up: a later election this node wins names a leader it followed after this one, or none.
-                followedLeader = null;
-            }
-            if (predecessor.awaitingAnswer()
-                    && PredecessorGrace.answeredThisLeader(info.getRoleInfoProto(), predecessor.nodeId())) {
-                predecessor.answered();
-                metrics.predecessorAnswered();
-                LOG.info("the previous leader {} answered this leader {}ms after this node saw its election: it is"
-                        + " alive, and has the grace of every node", predecessor.nodeId(),
-                        now - leaderSince);
-            }
-            java.util.Map<String, Long> registered = new java.util.HashMap<>();
-            incarnationSeen.forEach((id, seen) -> registered.put(id, seen[1]));
-            FailoverDecider.Round round = FailoverDecider.decideRound(state, liveness.snapshot(),
-                    registered, PredecessorGrace.answeredAt(info.getRoleInfoProto(), now), predecessor, pauses, now,
-                    leaderSince, settings.failureTimeout().toMillis());
-            noteSpared(round.spared());
-            for (FailoverDecider.Decision d : round.decisions()) {
-                if (closed.get()) {
-                    return;
-                }
-                // To this node's own server, fenced by this term: a decision is committed by the leader that made
-                // it or not at all (Command.Decided).
-                Outcome o;
-                try {
-                    o = submitHere(new Command.Decided(term, d.command()),
-                            System.nanoTime() + settings.requestTimeout().toNanos())
-                            .get(settings.requestTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS).outcome();
-                } catch (ExecutionException e) {
-                    if (!deposed(unwrap(e))) {
-                        throw e;
-                    }
-                    o = Outcome.refused(ErrorCode.NOT_LEADER, String.valueOf(unwrap(e)));
-                }
-                if (o instanceof Outcome.Done done) {
-                    metrics.decided(d.kind());
-                    LOG.info("failover decision committed: {} {}", d.kind(), describe(d.command(), done.value()));
-                } else if (((Outcome.Refused) o).error().code() == ErrorCode.NOT_LEADER) {
-                    // This node stopped leading before the decision was committed. Its successor may still commit
-                    // the entry, if it reached a majority in this node's term; nothing else of this round is sent.
-                    metrics.deposed();
-                    LOG.info("failover decision {} {} not known to be committed, and this round's others dropped:"
-                            + " this node no longer leads ({})", d.kind(), describe(d.command(), null),
-                            ((Outcome.Refused) o).error().message());
-                    return;
-                } else {
-                    LOG.debug("failover decision {} refused: {}", d.command(), ((Outcome.Refused) o).error());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            if (!closed.get()) {
-                LOG.debug("failover decider round failed: {}", String.valueOf(unwrap(e)));
-            }
+        @Override
+        public CompletableFuture<Outcome> submitHere(Command command, long deadlineNanos) {
+            return RaftMetadata.this.submitHere(command, deadlineNanos).thenApply(Committed::outcome);
         }
-    }
 
-    /**
-     * Counts and logs each node a round newly leaves up for its Raft answers alone: once per silence, however many
-     * rounds it lasts ({@code felix_raft_node_down_deferrals_total}).
-     */
-    private void noteSpared(java.util.Set<String> now) {
-        for (String id : spared.round(now)) {
-            metrics.downDeferred();
-            long timeout = settings.failureTimeout().toMillis();
-            LOG.info("node {} has not heartbeated for the failure timeout ({}ms), but its Raft server answered this"
-                    + " leader within the last {}ms: it runs, so it is declared down only after {}ms of silence"
-                    + " unless it heartbeats again", id, timeout, FailoverDecider.raftAnswerWindow(timeout),
-                    2 * timeout);
+        @Override
+        public RaftMetrics metrics() {
+            return metrics;
         }
-    }
-
-    /** While following: which node leads the metadata group, and when this node last heard from it. */
-    private void noteFollowedLeader(DivisionInfo info, long now) {
-        if (!info.isFollower() || info.getLeaderId() == null) {
-            return; // a candidate keeps what it noted while following
-        }
-        long heardAt = leaderHeardAt(info, now);
-        followedLeader = info.getLeaderId().toString();
-        followedLeaderHeardAt = heardAt == Long.MIN_VALUE ? now : heardAt;
-    }
-
-    private static String describe(Command c, Object value) {
-        if (c instanceof Command.SetNodeStatus s) {
-            return "node " + s.nodeId() + " is " + s.status();
-        }
-        if (value instanceof ShardPlacement p) {
-            return p.name() + " " + p.key() + ": leader " + p.leader() + ", epoch " + p.epoch() + ", " + p.status()
-                    + (p.reason() != null ? " (" + p.reason() + ")" : "");
-        }
-        return c.toString();
     }
 
     // ------------------------------------------------------------------ close
@@ -1238,15 +1079,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        decider.shutdownNow();
+        failover.close();
         HeartbeatSender h = heartbeats;
         if (h != null) {
             h.close(); // lets a heartbeat on its way finish before its client closes
-        }
-        try {
-            decider.awaitTermination(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
         closeQuietly(heartbeatClient);
         closeQuietly(client);

@@ -37,8 +37,9 @@
  * {@code cluster_failure_timeout_ms}, and never fail: without a commit the node answers from what it has.
  *
  * <h2>Liveness and failover</h2>
- * Only the Raft leader decides ({@code FailoverDecider}, a pure function of the committed state, the heartbeats
- * it received and its clock): a node silent for {@code cluster_failure_timeout_ms} goes {@code DOWN} (a new leader
+ * Every node heartbeats to the Raft leader ({@code HeartbeatSender}); the leader's failover decider runs on its own
+ * thread ({@code FailoverLoop}). Only the Raft leader decides ({@code FailoverDecider}, a pure function of the
+ * committed state, the heartbeats it received and its clock): a node silent for {@code cluster_failure_timeout_ms} goes {@code DOWN} (a new leader
  * first grants every node a full timeout of grace; the Raft leader it replaced, only once that one answers it:
  * {@code PredecessorGrace}), a {@code DOWN} node heard again goes {@code UP}; units whose
  * leader is down are moved (no log), promoted (quorum, once fenced reports of a majority of the replica set are
