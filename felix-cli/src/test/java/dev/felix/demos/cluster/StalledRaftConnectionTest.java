@@ -37,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * reconnected within 30 s). The lost heartbeat, the reconnect and the next heartbeat take about as long as the 2 s
  * failure timeout, so the leader gives a node whose Raft server answers it twice that ({@code FailoverDecider}):
  * before, a follower was declared down and up again in 1 of 2 runs. The leader records its own heartbeat without a
- * connection: sent to itself through its own proxy, it stalled too, and nothing reconnected it (the leader follows
- * no one), so the leader declared itself down (1 of 1 runs).
+ * connection: sent to itself through its own proxy (its clients dialled the advertised address then; they dial the
+ * bound one now, {@code NoHairpinTest}), it stalled too, and nothing reconnected it (the leader follows no one), so
+ * the leader declared itself down (1 of 1 runs).
  */
 @Timeout(180)
 class StalledRaftConnectionTest {

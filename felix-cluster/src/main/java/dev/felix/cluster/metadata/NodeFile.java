@@ -101,6 +101,22 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
         return raftAdvertise != null ? raftAdvertise : raftAddress;
     }
 
+    /**
+     * Where this node's own Raft clients dial its Raft endpoint: the bound address (loopback for a wildcard bind, on
+     * the bound port), not the advertised one. Behind NAT a node often cannot reach its own forwarded port (the
+     * router does not hairpin), and a node that leads the metadata group then failed every metadata write it was
+     * asked for. The same as {@link #advertised()} without {@code raft_advertise}.
+     */
+    HostPort dialledBySelf() {
+        if (raftAdvertise == null) {
+            return raftAddress;
+        }
+        if (!raftAddress.wildcard()) {
+            return raftAddress;
+        }
+        return new HostPort(raftAddress.host().equals("0.0.0.0") ? "127.0.0.1" : "::1", raftAddress.port());
+    }
+
     private static NodeFile read(Path file) throws FelixException {
         try {
             JsonNode n = MAPPER.readTree(Files.readAllBytes(file));

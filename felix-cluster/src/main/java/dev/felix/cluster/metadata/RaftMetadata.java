@@ -229,13 +229,12 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             if (isLoopback(addresses.client().host())) {
                 clientNames.add("localhost");
             }
-            // Other members dial the advertised host, so the certificate must name it; one this node issues itself
-            // names the bound host too, when that is another concrete address.
-            HostPort bound = node.raftAddress();
-            if (!bound.wildcard() && !bound.host().equals(node.advertised().host())) {
-                clientNames.add(bound.host());
-            }
-            tls = ClusterTls.load(settings.tls(), settings.nodeId(), List.of(node.advertised().host()), clientNames,
+            // Other members dial the advertised host, and this node's own clients the bound one (loopback for a
+            // wildcard bind; NodeFile.dialledBySelf), so the certificate must name both.
+            List<String> raftHosts = node.dialledBySelf().host().equals(node.advertised().host())
+                    ? List.of(node.advertised().host())
+                    : List.of(node.advertised().host(), node.dialledBySelf().host());
+            tls = ClusterTls.load(settings.tls(), settings.nodeId(), raftHosts, clientNames,
                     settings.clusterDir().resolve("tls"));
         } catch (TlsException e) {
             throw new FelixException(ErrorCode.BAD_REQUEST, e.getMessage());
@@ -389,6 +388,7 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
     }
 
     private RaftClient newClient(RaftGroup group, RetryPolicy retry, ReconnectCounts.Client kind) {
+        group = dialSelfDirectly(group);
         RaftProperties p = new RaftProperties();
         // Short per-attempt timeouts: the first request after a leader change is retried (at the same call id,
         // so the Raft leader's retry cache never applies it twice) instead of waiting out Ratis' 3 s default.
@@ -414,6 +414,23 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
                 .setClientRpc(new OffThreadReconnectRpc(rpc, reconnects, kind))
                 .setRetryPolicy(retry)
                 .build();
+    }
+
+    /**
+     * {@code group} with this node at the address its own clients dial ({@link NodeFile#dialledBySelf}) instead of
+     * the advertised one. A client keeps the address it knows a peer by when replies name the peer again.
+     */
+    private RaftGroup dialSelfDirectly(RaftGroup group) {
+        HostPort local = node.dialledBySelf();
+        if (local.equals(node.advertised())) {
+            return group;
+        }
+        List<RaftPeer> peers = new ArrayList<>();
+        for (RaftPeer p : group.getPeers()) {
+            peers.add(p.getId().equals(self.getId())
+                    ? RaftPeer.newBuilder(p).setAddress(local.toString()).build() : p);
+        }
+        return RaftGroup.valueOf(group.getGroupId(), peers);
     }
 
     /** The Raft clients' per-attempt timeout: 1 s, or the request timeout when that is shorter. */

@@ -82,6 +82,24 @@ class NodeFileTest {
     }
 
     @Test
+    void theNodesOwnClientsDialTheBoundAddress_loopbackForAWildcard_notTheAdvertisedOne() throws Exception {
+        NodeFile plain = NodeFile.loadOrCreate(dir.resolve("plain"), settings().build());
+        assertThat(plain.dialledBySelf()).as("without raft_advertise: where others dial it").isEqualTo(plain.advertised());
+
+        NodeFile concrete = NodeFile.loadOrCreate(dir.resolve("concrete"),
+                settings().raftBind("127.0.0.2:7101").raftAdvertise("10.0.0.7:7100").build());
+        assertThat(concrete.dialledBySelf()).isEqualTo(new HostPort("127.0.0.2", 7101));
+
+        NodeFile v4 = NodeFile.loadOrCreate(dir.resolve("v4"),
+                settings().raftBind("0.0.0.0:7102").raftAdvertise("10.0.0.7:7100").build());
+        assertThat(v4.dialledBySelf()).as("a wildcard bind: loopback").isEqualTo(new HostPort("127.0.0.1", 7102));
+
+        NodeFile v6 = NodeFile.loadOrCreate(dir.resolve("v6"),
+                settings().raftBind("[::]:7103").raftAdvertise("10.0.0.7:7100").build());
+        assertThat(v6.dialledBySelf()).isEqualTo(new HostPort("::1", 7103));
+    }
+
+    @Test
     void aDamagedFileIsReportedWithItsPath() throws Exception {
         Files.writeString(dir.resolve("node.json"), "{\"format\":1,\"node_id\":\"n1\"}");
         assertThatThrownBy(() -> NodeFile.loadOrCreate(dir, settings().build()))

@@ -74,8 +74,8 @@ public final class LocalCluster implements AutoCloseable {
 
     /**
      * As {@link #start(Path, int, List)}, with a {@link TcpProxy} in front of each node's Raft endpoint: every node
-     * advertises its proxy's port ({@code --raft-advertise}), so every Raft connection to a node, from the others
-     * and from its own clients, passes through that node's proxy ({@link #raftProxy}).
+     * advertises its proxy's port ({@code --raft-advertise}), so every Raft connection to a node from the others
+     * passes through that node's proxy ({@link #raftProxy}); the node's own clients dial its bound port.
      */
     public static LocalCluster startBehindProxies(Path dir, int size, List<String> extra)
             throws IOException, InterruptedException {
