@@ -266,8 +266,8 @@ public final class ClusterTls {
             for (String host : hosts) {
                 if (!sans.contains(normalize(host))) {
                     throw new TlsException(Settings.NODE_CERT + " " + settings.nodeCert() + " does not name " + host
-                            + " (its subject alternative names are " + sans + "): peers dial this node there and"
-                            + " check the name; issue it a certificate that names " + host, null);
+                            + " (its subject alternative names are " + sans + "): peers (or the node itself) dial"
+                            + " it there and check the name; issue it a certificate that names " + host, null);
                 }
             }
             return new ClusterTls(ca, withCa(node.chain(), ca), node.privateKey());
