@@ -418,7 +418,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
 
     /**
      * {@code group} with this node at the address its own clients dial ({@link NodeFile#dialledBySelf}) instead of
-     * the advertised one. A client keeps the address it knows a peer by when replies name the peer again.
+     * the advertised one. A client keeps the address it knows a peer by when replies name the peer again. The client
+     * and admin addresses are set too: Ratis' gRPC client dials those when a peer names them, and the address only
+     * when it does not.
      */
     private RaftGroup dialSelfDirectly(RaftGroup group) {
         HostPort local = node.dialledBySelf();
@@ -428,7 +430,9 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
         List<RaftPeer> peers = new ArrayList<>();
         for (RaftPeer p : group.getPeers()) {
             peers.add(p.getId().equals(self.getId())
-                    ? RaftPeer.newBuilder(p).setAddress(local.toString()).build() : p);
+                    ? RaftPeer.newBuilder(p).setAddress(local.toString()).setClientAddress(local.toString())
+                            .setAdminAddress(local.toString()).build()
+                    : p);
         }
         return RaftGroup.valueOf(group.getGroupId(), peers);
     }
