@@ -231,9 +231,10 @@ public final class RaftMetadata implements Metadata, ClusterView, ClusterControl
             }
             // Other members dial the advertised host, and this node's own clients the bound one (loopback for a
             // wildcard bind; NodeFile.dialledBySelf), so the certificate must name both.
-            List<String> raftHosts = node.dialledBySelf().host().equals(node.advertised().host())
-                    ? List.of(node.advertised().host())
-                    : List.of(node.advertised().host(), node.dialledBySelf().host());
+            String advertisedHost = node.advertised().host();
+            String selfHost = node.dialledBySelf().host();
+            List<String> raftHosts = selfHost.equals(advertisedHost) ? List.of(advertisedHost)
+                    : List.of(advertisedHost, selfHost);
             tls = ClusterTls.load(settings.tls(), settings.nodeId(), raftHosts, clientNames,
                     settings.clusterDir().resolve("tls"));
         } catch (TlsException e) {
