@@ -19,8 +19,6 @@ import dev.felix.server.config.ConfigException;
 import dev.felix.server.config.HostPort;
 import dev.felix.transport.TlsMaterial;
 import io.micrometer.core.instrument.MeterRegistry;
-import java.io.IOException;
-import java.net.DatagramSocket;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -46,15 +44,18 @@ final class ClusterMember implements AutoCloseable {
     private final PeerEndpoint peer;
     private final PeerStreams peerStreams;
     private final HostPort quicBind;
+    /** The client port chosen here, held until the server binds it ({@link #quicBindForServing}); null if set. */
+    private final UdpPortHold quicHold;
 
     private ClusterMember(ClusterConfig config, RaftMetadata metadata, Replication replication, PeerEndpoint peer,
-            PeerStreams peerStreams, HostPort quicBind) {
+            PeerStreams peerStreams, HostPort quicBind, UdpPortHold quicHold) {
         this.config = config;
         this.peerStreams = peerStreams;
         this.metadata = metadata;
         this.replication = replication;
         this.peer = peer;
         this.quicBind = quicBind;
+        this.quicHold = quicHold;
     }
 
     /**
@@ -65,10 +66,31 @@ final class ClusterMember implements AutoCloseable {
      *                         fit, a port is taken, or no metadata quorum answers in time
      */
     static ClusterMember start(BrokerConfig broker, MeterRegistry registry) throws ConfigException {
+        // Ports given as 0 are chosen now and held until their servers bind them (UdpPortHold says why).
+        UdpPortHold quicHold = broker.quicBind().port() != 0 ? null
+                : UdpPortHold.take(broker.quicBind().host(), "quic_bind");
+        UdpPortHold peerHold = null;
+        try {
+            ClusterConfig c = broker.cluster();
+            peerHold = c.peerBind().port() != 0 ? null : UdpPortHold.take(c.peerBind().host(), "peer_bind");
+            return start(broker, registry, quicHold, peerHold);
+        } catch (ConfigException | RuntimeException | Error e) {
+            if (quicHold != null) {
+                quicHold.release();
+            }
+            throw e;
+        } finally {
+            if (peerHold != null) {
+                peerHold.release(); // released before the peer endpoint binds, or the start failed
+            }
+        }
+    }
+
+    private static ClusterMember start(BrokerConfig broker, MeterRegistry registry, UdpPortHold quicHold,
+            UdpPortHold peerHold) throws ConfigException {
         ClusterConfig c = broker.cluster();
-        HostPort quic = broker.quicBind().port() != 0 ? broker.quicBind()
-                : new HostPort(broker.quicBind().host(), freeUdpPort(broker.quicBind().host(), "quic_bind"));
-        int peerPort = c.peerBind().port() != 0 ? c.peerBind().port() : freeUdpPort(c.peerBind().host(), "peer_bind");
+        HostPort quic = quicHold == null ? broker.quicBind() : new HostPort(broker.quicBind().host(), quicHold.port());
+        int peerPort = peerHold == null ? c.peerBind().port() : peerHold.port();
         ClusterSettings settings;
         try {
             settings = ClusterSettings.builder()
@@ -113,6 +135,9 @@ final class ClusterMember implements AutoCloseable {
         PeerStreams peerStreams = new PeerStreams(replication.acceptor());
         try {
             ClusterTls tls = metadata.tls();
+            if (peerHold != null) {
+                peerHold.release();
+            }
             peer = PeerEndpoint.start(new InetSocketAddress(c.peerBind().host(), peerPort),
                     TlsMaterial.of(tls.privateKey(), tls.certificateChain()), tls.trustManager(),
                     broker.transportConfig(), peerStreams);
@@ -123,7 +148,7 @@ final class ClusterMember implements AutoCloseable {
         }
         LOG.info("node {} is a member of cluster {} (raft {}, peer {}:{}, {} node(s))", c.nodeId(), c.name(),
                 metadata.raftAddress(), c.advertiseHost(), peerPort, metadata.nodes().size());
-        return new ClusterMember(c, metadata, replication, peer, peerStreams, quic);
+        return new ClusterMember(c, metadata, replication, peer, peerStreams, quic, quicHold);
     }
 
     /** The broker of this member: metadata from Raft, leaders from placements, commits through replication. */
@@ -151,8 +176,14 @@ final class ClusterMember implements AutoCloseable {
         return metadata;
     }
 
-    /** The QUIC address to bind (its port chosen here when configured as 0). */
-    HostPort quicBind() {
+    /**
+     * The QUIC address to bind, its port chosen here when configured as 0 and held until now: the caller binds it
+     * right after this returns.
+     */
+    HostPort quicBindForServing() {
+        if (quicHold != null) {
+            quicHold.release();
+        }
         return quicBind;
     }
 
@@ -189,6 +220,9 @@ final class ClusterMember implements AutoCloseable {
      */
     @Override
     public void close() {
+        if (quicHold != null) {
+            quicHold.release(); // the server never bound it (its start failed first)
+        }
         stopReplicas();
         peer.close();
         metadata.close();
@@ -199,16 +233,6 @@ final class ClusterMember implements AutoCloseable {
     /** The server configuration's address as the metadata layer's own type. */
     private static dev.felix.cluster.metadata.HostPort metadataHostPort(HostPort a) {
         return new dev.felix.cluster.metadata.HostPort(a.host(), a.port());
-    }
-
-    /** A UDP port free now on {@code host}, for a setting given with port 0. */
-    private static int freeUdpPort(String host, String setting) throws ConfigException {
-        try (DatagramSocket socket = new DatagramSocket(new InetSocketAddress(host, 0))) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new ConfigException("could not find a free port on " + setting + " host " + host + ": "
-                    + e.getMessage());
-        }
     }
 
     @Override

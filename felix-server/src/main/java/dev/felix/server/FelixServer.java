@@ -186,7 +186,7 @@ public final class FelixServer implements AutoCloseable {
         contextRef[0] = context;
         QuicServer quic = null;
         try {
-            dev.felix.server.config.HostPort quicBind = member != null ? member.quicBind() : config.quicBind();
+            dev.felix.server.config.HostPort quicBind = member != null ? member.quicBindForServing() : config.quicBind();
             try {
                 quic = QuicServer.bind(quicBind.toSocketAddress(), config.transportConfig(), tls, null,
                         StreamInitializers.connections(context), StreamInitializers.streams(context));
