@@ -69,20 +69,15 @@ final class ClusterMember implements AutoCloseable {
         // Ports given as 0 are chosen now and held until their servers bind them (UdpPortHold says why).
         UdpPortHold quicHold = broker.quicBind().port() != 0 ? null
                 : UdpPortHold.take(broker.quicBind().host(), "quic_bind");
-        UdpPortHold peerHold = null;
-        try {
-            ClusterConfig c = broker.cluster();
-            peerHold = c.peerBind().port() != 0 ? null : UdpPortHold.take(c.peerBind().host(), "peer_bind");
+        HostPort peerBind = broker.cluster().peerBind();
+        // The peer port is released before its endpoint binds; closing it here only matters when the start failed.
+        try (UdpPortHold peerHold = peerBind.port() != 0 ? null : UdpPortHold.take(peerBind.host(), "peer_bind")) {
             return start(broker, registry, quicHold, peerHold);
         } catch (ConfigException | RuntimeException | Error e) {
             if (quicHold != null) {
                 quicHold.release();
             }
             throw e;
-        } finally {
-            if (peerHold != null) {
-                peerHold.release(); // released before the peer endpoint binds, or the start failed
-            }
         }
     }
 

@@ -108,10 +108,7 @@ record NodeFile(String nodeId, String instanceId, String clusterName, HostPort r
      * asked for. The same as {@link #advertised()} without {@code raft_advertise}.
      */
     HostPort dialledBySelf() {
-        if (raftAdvertise == null) {
-            return raftAddress;
-        }
-        if (!raftAddress.wildcard()) {
+        if (raftAdvertise == null || !raftAddress.wildcard()) {
             return raftAddress;
         }
         return new HostPort(raftAddress.host().equals("0.0.0.0") ? "127.0.0.1" : "::1", raftAddress.port());
