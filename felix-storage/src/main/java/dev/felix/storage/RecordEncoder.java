@@ -18,11 +18,24 @@ final class RecordEncoder {
     private final ByteBuffer headerView = ByteBuffer.wrap(header);
 
     /**
-     * Writes one record at {@code dst.position()} and advances the position past it. {@code dst} must have
-     * {@code 28 + payload.length} bytes remaining.
+     * Writes payload {@code i} of {@code payloads} as one record at {@code dst.position()} and advances the position
+     * past it ({@code dst} must have {@code 28 + length} bytes left before its limit, which is left as it was). The
+     * payload is copied straight into {@code dst} first, behind room for the header, so its checksum is computed where
+     * it was written, from an array or lent memory alike; then the header goes into that room.
      */
-    void encode(final ByteBuffer dst, final long offset, final long timestampMicros, final byte[] payload) {
-        headerView.putInt(RecordDescriptor.PAYLOAD_LENGTH_OFFSET, payload.length);
+    void encode(final ByteBuffer dst, final long offset, final long timestampMicros, final PayloadSource payloads,
+                final int i) {
+        final int length = payloads.length(i);
+        final int headerAt = dst.position();
+        final int payloadAt = headerAt + RecordDescriptor.HEADER_LENGTH;
+        final int limit = dst.limit();
+        dst.limit(payloadAt + length).position(payloadAt);
+        payloads.copyTo(i, dst);
+        if (dst.position() != payloadAt + length) {
+            throw new IllegalStateException("payload " + i + " copied " + (dst.position() - payloadAt) + " bytes, not "
+                + length);
+        }
+        headerView.putInt(RecordDescriptor.PAYLOAD_LENGTH_OFFSET, length);
         headerView.putLong(RecordDescriptor.OFFSET_OFFSET, offset);
         headerView.putLong(RecordDescriptor.TIMESTAMP_OFFSET, timestampMicros);
         crc.reset();
@@ -30,8 +43,10 @@ final class RecordEncoder {
         headerView.putInt(RecordDescriptor.HEADER_CRC_OFFSET, (int) crc.getValue());
         crc.reset();
         crc.update(header, 0, CHECKSUM_COVERED_HEADER);
-        crc.update(payload, 0, payload.length);
+        dst.position(payloadAt);
+        crc.update(dst); // the payload just written; leaves the position after it
         headerView.putInt(RecordDescriptor.CHECKSUM_OFFSET, (int) crc.getValue());
-        dst.put(header).put(payload);
+        dst.put(headerAt, header);
+        dst.limit(limit);
     }
 }

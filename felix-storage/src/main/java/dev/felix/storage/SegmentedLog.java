@@ -235,6 +235,14 @@ public final class SegmentedLog implements AutoCloseable {
      *                          {@link StorageErrorCode#CONCURRENT_WRITER}
      */
     public AppendResult append(final List<byte[]> payloads, final long timestampMicros) {
+        return appendBatch(-1, payloads == null ? null : PayloadSource.of(payloads), null, timestampMicros);
+    }
+
+    /**
+     * {@link #append(List, long)} for payloads read where they lie ({@link PayloadSource}): copied into the record
+     * layout as they are written, with no array per payload.
+     */
+    public AppendResult append(final PayloadSource payloads, final long timestampMicros) {
         return appendBatch(-1, payloads, null, timestampMicros);
     }
 
@@ -262,7 +270,7 @@ public final class SegmentedLog implements AutoCloseable {
                 + (payloads == null ? "no payloads" : payloads.size() + " payloads") + ", "
                 + (timestampsMicros == null ? "no timestamps" : timestampsMicros.length + " timestamps"));
         }
-        return appendBatch(expectedFirstOffset, payloads, timestampsMicros, 0);
+        return appendBatch(expectedFirstOffset, PayloadSource.of(payloads), timestampsMicros, 0);
     }
 
     /**
@@ -347,11 +355,11 @@ public final class SegmentedLog implements AutoCloseable {
         }
     }
 
-    private AppendResult appendBatch(final long expectedFirst, final List<byte[]> payloads, final long[] timestamps,
+    private AppendResult appendBatch(final long expectedFirst, final PayloadSource payloads, final long[] timestamps,
                                      final long batchTimestamp) {
         try {
             final long batchBytes = validateBatch(payloads);
-            final int n = payloads.size();
+            final int n = payloads.count();
             final long first;
             appendLock.lock();
             try {
@@ -406,21 +414,21 @@ public final class SegmentedLog implements AutoCloseable {
         sessionStarted = true;
     }
 
-    private long validateBatch(final List<byte[]> payloads) {
-        if (payloads == null || payloads.isEmpty()) {
+    private long validateBatch(final PayloadSource payloads) {
+        if (payloads == null || payloads.count() == 0) {
             throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "append needs at least one payload");
         }
         long bytes = 0;
-        for (int i = 0; i < payloads.size(); i++) {
-            final byte[] p = payloads.get(i);
-            if (p == null) {
+        for (int i = 0; i < payloads.count(); i++) {
+            final int length = payloads.length(i);
+            if (length < 0) {
                 throw StorageException.of(StorageErrorCode.INVALID_ARGUMENT, "payload " + i + " of the batch is null");
             }
-            if (p.length > config.maxPayloadBytes()) {
-                throw StorageException.tooLarge(p.length, "payload " + i + " has " + p.length
+            if (length > config.maxPayloadBytes()) {
+                throw StorageException.tooLarge(length, "payload " + i + " has " + length
                     + " bytes; maxPayloadBytes is " + config.maxPayloadBytes());
             }
-            bytes += RecordDescriptor.frameLength(p.length);
+            bytes += RecordDescriptor.frameLength(length);
         }
         final long maxBatch = maxBatchBytes();
         if (bytes > maxBatch) {
@@ -470,7 +478,7 @@ public final class SegmentedLog implements AutoCloseable {
         return next;
     }
 
-    private void writeBatch(final Segment active, final List<byte[]> payloads, final long first, final long[] timestamps,
+    private void writeBatch(final Segment active, final PayloadSource payloads, final long first, final long[] timestamps,
                             final long batchTimestamp, final int batchBytes, final long position) {
         ByteBuffer buf = runtime.staging(batchBytes);
         final boolean staged = buf != null;
@@ -478,8 +486,8 @@ public final class SegmentedLog implements AutoCloseable {
             buf = ByteBuffer.allocate(batchBytes);
         }
         buf.limit(batchBytes);
-        for (int i = 0; i < payloads.size(); i++) {
-            encoder.encode(buf, first + i, timestamps == null ? batchTimestamp : timestamps[i], payloads.get(i));
+        for (int i = 0; i < payloads.count(); i++) {
+            encoder.encode(buf, first + i, timestamps == null ? batchTimestamp : timestamps[i], payloads, i);
         }
         buf.flip();
         writeBuffer(active, buf, batchBytes, position, staged);
@@ -519,13 +527,13 @@ public final class SegmentedLog implements AutoCloseable {
             + position + " and the log is intact", active.logPath, cause);
     }
 
-    private void indexBatch(final Segment active, final List<byte[]> payloads, final long first, final long position) {
+    private void indexBatch(final Segment active, final PayloadSource payloads, final long first, final long position) {
         final SparseIndex idx = active.sparse;
         final int before = idx.count();
         long pos = position;
-        for (int i = 0; i < payloads.size(); i++) {
+        for (int i = 0; i < payloads.count(); i++) {
             idx.observe(first + i, pos);
-            pos += RecordDescriptor.frameLength(payloads.get(i).length);
+            pos += RecordDescriptor.frameLength(payloads.length(i));
         }
         persistIndexEntries(active, before);
     }

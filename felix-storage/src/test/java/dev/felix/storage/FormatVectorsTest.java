@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The v2 on-disk format, byte for byte against upstream's golden vectors (semantics.md §11.3). */
@@ -32,16 +33,20 @@ class FormatVectorsTest {
     }
 
     @Test
-    void record_encodesGoldenVector() {
+    void record_encodesGoldenVector_intoHeapAndDirectBuffers_fromWhereverItStarts() {
+        final PayloadSource hi = PayloadSource.of(List.of("hi".getBytes(StandardCharsets.US_ASCII)));
         final ByteBuffer heap = ByteBuffer.allocate(30);
-        new RecordEncoder().encode(heap, 7, 9, "hi".getBytes(StandardCharsets.US_ASCII));
+        new RecordEncoder().encode(heap, 7, 9, hi, 0);
         assertThat(heap.position()).isEqualTo(30);
         assertThat(HEX.formatHex(heap.array())).isEqualTo(RECORD_VECTOR);
 
-        final ByteBuffer direct = ByteBuffer.allocateDirect(30);
-        new RecordEncoder().encode(direct, 7, 9, "hi".getBytes(StandardCharsets.US_ASCII));
+        final ByteBuffer direct = ByteBuffer.allocateDirect(64);
+        direct.position(5);
+        new RecordEncoder().encode(direct, 7, 9, hi, 0);
+        assertThat(direct.position()).isEqualTo(35);
+        assertThat(direct.limit()).as("left as it was").isEqualTo(64);
         final byte[] copy = new byte[30];
-        direct.flip().get(copy);
+        direct.get(5, copy);
         assertThat(HEX.formatHex(copy)).isEqualTo(RECORD_VECTOR);
     }
 

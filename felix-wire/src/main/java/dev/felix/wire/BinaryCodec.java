@@ -149,6 +149,23 @@ final class BinaryCodec {
             return out;
         }
 
+        /**
+         * As {@link #blobs()}, with the same checks and errors, copying nothing: where the blobs lie, with
+         * {@code key} and {@code shard} as the route.
+         */
+        PublishInPlace blobsInPlace(String tenant, String namespace, String stream, String key, Integer shard)
+                throws WireException {
+            int n = blobCount();
+            int at = offset();
+            long bytes = 0;
+            for (int i = 0; i < n; i++) {
+                int len = blobLength(i);
+                pos += len;
+                bytes += len;
+            }
+            return new PublishInPlace(tenant, namespace, stream, key, shard, n, at, offset() - at, bytes);
+        }
+
         /** As {@link #blobs()}, with the same checks and errors, but each payload is recorded where it lies. */
         void blobsInPlace(MuxEventBatchView into) throws WireException {
             int n = blobCount();
@@ -205,6 +222,46 @@ final class BinaryCodec {
         String stream = r.name16("stream");
         List<byte[]> payloads = r.blobs();
         return new BinaryPublishBatch(tenant, namespace, stream, payloads);
+    }
+
+    /**
+     * A {@code 0x0001} ({@code prefixed} false) or {@code 0x0009} payload without copying its payloads; the
+     * {@code 0x0009} prefix is checked and skipped.
+     */
+    static PublishInPlace decodePublishInPlace(ByteBuffer payload, boolean prefixed, NameCache names)
+            throws WireException {
+        Reader r = new Reader(payload, prefixed ? "acked publish batch" : "publish batch", names);
+        if (prefixed) {
+            readPrefix(r);
+        }
+        return readPublishInPlace(r, null, null);
+    }
+
+    /** A {@code 0x0029} payload without copying its payloads. */
+    static PublishInPlace decodeRoutedPublishInPlace(ByteBuffer payload, NameCache names) throws WireException {
+        Reader r = new Reader(payload, "routed publish batch", names);
+        readPrefix(r);
+        int route = r.u8("route");
+        String key = null;
+        Integer shard = null;
+        if (route == BinaryRoutedPublishBatch.ROUTE_KEY) {
+            key = r.str16("key");
+        } else if (route == BinaryRoutedPublishBatch.ROUTE_SHARD) {
+            shard = (int) r.u32("shard");
+        } else if (route != BinaryRoutedPublishBatch.ROUTE_ANY) {
+            throw new WireException(WireError.BAD_FIELD, "routed publish batch: route " + route
+                + " at offset 9 is not 0 (any shard), 1 (key) or 2 (shard)");
+        }
+        return readPublishInPlace(r, key, shard);
+    }
+
+    private static PublishInPlace readPublishInPlace(Reader r, String key, Integer shard) throws WireException {
+        String tenant = r.name16("tenant_id");
+        String namespace = r.name16("namespace");
+        String stream = r.name16("stream");
+        PublishInPlace decoded = r.blobsInPlace(tenant, namespace, stream, key, shard);
+        r.end();
+        return decoded;
     }
 
     static AckedPublishPrefix decodeAckedPublishPrefix(ByteBuffer payload) throws WireException {

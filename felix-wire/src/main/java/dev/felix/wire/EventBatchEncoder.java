@@ -168,6 +168,72 @@ public final class EventBatchEncoder {
         putEvents(dst, payloads, from, count);
     }
 
+    // ------------------------------------------------------------ from a run of encoded events
+
+    /*
+     * A broker that holds a batch's events as they arrived (count blobs back to back, each a u32 length then its
+     * bytes: the event list of a publish frame, see PublishInPlace) writes a frame's head with these and then the run
+     * itself, in one copy.
+     */
+
+    /**
+     * Exact length (header included) of a shared frame whose {@code count} events take {@code eventsLength} bytes,
+     * lengths included.
+     *
+     * @throws IllegalArgumentException if the frame would exceed {@link FrameHeader#MAX_SUPPORTED_FRAME_BYTES}
+     */
+    public static int sharedFrameLength(boolean withBaseOffset, int count, int eventsLength) {
+        long len = (long) FrameHeader.HEADER_LENGTH + (withBaseOffset ? BASE_OFFSET_LENGTH : 0) + COUNT_LENGTH
+            + eventsLength;
+        if (len > FrameHeader.MAX_SUPPORTED_FRAME_BYTES || count < 0 || eventsLength < 4L * count) {
+            throw new IllegalArgumentException("event batch frame of " + count + " events in " + eventsLength
+                + " bytes: over " + FrameHeader.MAX_SUPPORTED_FRAME_BYTES + " bytes or inconsistent; split the batch");
+        }
+        return (int) len;
+    }
+
+    /**
+     * Writes everything of a shared frame (flags {@code 0x0004}, or {@code 0x0024} with a base offset) up to its
+     * events: header, base offset, count. The caller writes the {@code eventsLength} bytes of events after it.
+     */
+    public static void encodeSharedHead(ByteBuffer dst, boolean withBaseOffset, long baseOffset, int count,
+                                        int eventsLength) {
+        int frameLength = sharedFrameLength(withBaseOffset, count, eventsLength);
+        if (dst.remaining() < frameLength - eventsLength) {
+            throw new BufferOverflowException();
+        }
+        FrameHeader.write(dst, FrameFlags.BINARY_EVENT_BATCH_SHARED
+            | (withBaseOffset ? FrameFlags.EVENT_BATCH_OFFSETS : 0), frameLength - FrameHeader.HEADER_LENGTH);
+        if (withBaseOffset) {
+            BigEndian.put64(dst, baseOffset);
+        }
+        BigEndian.put32(dst, count);
+    }
+
+    /** Exact length (header included) of a multiplexed frame whose {@code count} events take {@code eventsLength}. */
+    public static int muxFrameLength(int channels, int count, int eventsLength) {
+        return muxPrefixLength(channels) + sharedFrameLength(true, count, eventsLength) - FrameHeader.HEADER_LENGTH;
+    }
+
+    /**
+     * Writes everything of a multiplexed frame (flags {@code 0x8024}) up to its events: prefix, base offset, count.
+     * The caller writes the {@code eventsLength} bytes of events after it.
+     */
+    public static void encodeMuxHead(ByteBuffer dst, int[] channels, int channelCount, long baseOffset, int count,
+                                     int eventsLength) {
+        if (channelCount < 1 || channelCount > BinaryMuxEventBatch.MAX_CHANNELS) {
+            throw new IllegalArgumentException("a mux frame lists 1.." + BinaryMuxEventBatch.MAX_CHANNELS
+                + " channels, not " + channelCount);
+        }
+        int shared = sharedFrameLength(true, count, eventsLength);
+        if (dst.remaining() < muxPrefixLength(channelCount) + shared - FrameHeader.HEADER_LENGTH - eventsLength) {
+            throw new BufferOverflowException();
+        }
+        encodeMuxPrefix(dst, channels, channelCount, shared);
+        BigEndian.put64(dst, baseOffset);
+        BigEndian.put32(dst, count);
+    }
+
     // ------------------------------------------------------------ per-subscriber 0x0002 / 0x0022
 
     /**

@@ -205,7 +205,27 @@ public final class WireCodec {
         return BinaryCodec.decodeRoutedPublishBatch(payload, names);
     }
 
-    /** Decodes a {@code 0x0026} payload (extension). See {@link BinaryWatchChanges}. */
+    /**
+     * Decodes a {@code 0x0001} payload ({@code acked} false) or a whole {@code 0x0009} payload without copying its
+     * payloads: names from {@code names} as {@link #decodeRoutedPublishBatch(ByteBuffer, NameCache)} takes them, and
+     * where the events lie. Refuses exactly what {@link #decodePublishBatch} and {@link #decodeAckedPublishBatch}
+     * refuse.
+     */
+    public static PublishInPlace decodePublishInPlace(ByteBuffer payload, boolean acked, NameCache names)
+            throws WireException {
+        return BinaryCodec.decodePublishInPlace(payload, acked, names);
+    }
+
+    /**
+     * Decodes a whole {@code 0x0029} payload without copying its payloads; refuses exactly what
+     * {@link #decodeRoutedPublishBatch(ByteBuffer, NameCache)} refuses.
+     */
+    public static PublishInPlace decodeRoutedPublishInPlace(ByteBuffer payload, NameCache names)
+            throws WireException {
+        return BinaryCodec.decodeRoutedPublishInPlace(payload, names);
+    }
+
+        /** Decodes a {@code 0x0026} payload (extension). See {@link BinaryWatchChanges}. */
     public static BinaryWatchChanges decodeWatchChanges(ByteBuffer payload) throws WireException {
         return BinaryCodec.decodeWatchChanges(payload);
     }

@@ -9,6 +9,10 @@ import java.util.Arrays;
  * fed from memory without touching the log. Offsets in the ring are contiguous: batches are added in
  * offset order without holes.
  *
+ * <p><b>Lent payloads.</b> The ring keeps a batch's own lent reference ({@link EventBatch#lent()}): it gives it back
+ * when it evicts the batch or is cleared. A reader of a batch it returns must take its own before the writer moves on
+ * ({@link EventBatch#holdForQueue()}).
+ *
  * <p><b>Single writer:</b> only the shard's writer thread may call any method.
  */
 final class BatchRing {
@@ -43,8 +47,11 @@ final class BatchRing {
         }
     }
 
-    /** Drops everything (the shard lost its memory, or offsets were reset). */
+    /** Drops everything (the shard lost its memory, was reset or closed), giving back the batches' lent memory. */
     void clear() {
+        for (int i = 0; i < size; i++) {
+            at(i).releaseLent();
+        }
         Arrays.fill(slots, null);
         head = 0;
         size = 0;
@@ -104,6 +111,7 @@ final class BatchRing {
         size--;
         events -= oldest.eventCount();
         bytes -= oldest.payloadBytes();
+        oldest.releaseLent();
     }
 
     private void grow() {

@@ -26,6 +26,15 @@ import java.util.function.Function;
  * batch gives it back itself. When the last share is given back, the shared encodings are released. Every other
  * instance (a view, a batch replayed from the ring or read from a log, a relayed one) is not counted:
  * {@link #releaseShare()} does nothing and {@link #shared} returns null, so its writer copies.
+ *
+ * <p><b>Lent payloads.</b> A batch published over the network may hold its payloads in {@link LentPayloads} (pooled
+ * memory of the transport) instead of arrays. That memory is counted apart from the shares: the batch's own reference
+ * is kept by the shard's ring until it evicts the batch; the live instance holds one more while any of its shares is
+ * outstanding; and every queue a replay of it is offered to holds one, which its taker gives back with the same
+ * {@link #releaseShare()} as a live batch's share (for an instance whose shares are not counted, that call gives back
+ * the lent reference its queue held). So a taker reads a lent batch exactly as long as it may read any batch: until it
+ * gives back what it took. {@link #payload(int)} and {@link #payloads()} copy lent payloads into new arrays; an encoder
+ * on the hot path writes the region itself ({@link #lent()}, {@link #lentPosition()}, {@link #lentLength()}).
  */
 public final class EventBatch implements Delivery {
 
@@ -57,7 +66,11 @@ public final class EventBatch implements Delivery {
 
     private final int shard;
     private final long baseOffset;
+    /** The payloads as arrays, or null when they are {@link #lent}. */
     private final byte[][] payloads;
+    /** The payloads in lent memory, or null when they are arrays. */
+    private final LentPayloads lent;
+    /** Index in {@link #payloads} of the first event, or (lent) byte position of its length prefix. */
     private final int from;
     private final int count;
     private final long payloadBytes;
@@ -79,17 +92,27 @@ public final class EventBatch implements Delivery {
      * @param publishNanos {@link System#nanoTime()} when the shard accepted the batch (for lag metrics)
      */
     public EventBatch(int shard, long baseOffset, byte[][] payloads, long publishNanos) {
-        this(shard, baseOffset, payloads, 0, payloads.length, sum(payloads, 0, payloads.length), publishNanos);
+        this(shard, baseOffset, payloads, null, 0, payloads.length, sum(payloads, 0, payloads.length), publishNanos);
     }
 
-    private EventBatch(int shard, long baseOffset, byte[][] payloads, int from, int count, long payloadBytes,
+    /**
+     * A batch of {@code count} events lent in {@code lent} from its position 0, which takes over the caller's
+     * reference (the ring keeps it, see the class comment). Writer only.
+     */
+    static EventBatch lent(int shard, long baseOffset, LentPayloads lent, int count, long payloadBytes,
             long publishNanos) {
+        return new EventBatch(shard, baseOffset, null, lent, 0, count, payloadBytes, publishNanos);
+    }
+
+    private EventBatch(int shard, long baseOffset, byte[][] payloads, LentPayloads lent, int from, int count,
+            long payloadBytes, long publishNanos) {
         if (count <= 0) {
             throw new IllegalArgumentException("an event batch holds at least one event");
         }
         this.shard = shard;
         this.baseOffset = baseOffset;
         this.payloads = payloads;
+        this.lent = lent;
         this.from = from;
         this.count = count;
         this.payloadBytes = payloadBytes;
@@ -129,16 +152,29 @@ public final class EventBatch implements Delivery {
         return publishNanos;
     }
 
-    /** The payload of the {@code i}-th event of this batch. Do not modify it. */
+    /**
+     * The payload of the {@code i}-th event of this batch. Do not modify it. A lent payload is copied into a new array
+     * (its caller must still hold what it took, see the class comment).
+     */
     public byte[] payload(int i) {
         if (i < 0 || i >= count) {
             throw new IndexOutOfBoundsException(i);
         }
+        if (lent != null) {
+            return lent.payloadAt(positionOf(i));
+        }
         return payloads[from + i];
     }
 
-    /** The backing array and range, for encoders that write straight from it. Do not modify it. */
+    /**
+     * The backing array and range, for encoders that write straight from it. Do not modify it.
+     *
+     * @throws IllegalStateException if the payloads are lent ({@link #lent()})
+     */
     public byte[][] payloadArray() {
+        if (lent != null) {
+            throw new IllegalStateException(this + " holds lent payloads, not arrays");
+        }
         return payloads;
     }
 
@@ -147,9 +183,42 @@ public final class EventBatch implements Delivery {
         return from;
     }
 
-    /** The payloads as an unmodifiable list (no copy of the bytes). */
+    /** The lent memory holding this batch's events, or null when they are arrays. */
+    public LentPayloads lent() {
+        return lent;
+    }
+
+    /** Byte position in {@link #lent()} of this batch's first event (its length prefix). */
+    public int lentPosition() {
+        return from;
+    }
+
+    /** Bytes of this batch's events in {@link #lent()}: every payload behind its length prefix. */
+    public int lentLength() {
+        return (int) (payloadBytes + (long) LentPayloads.LENGTH_PREFIX * count);
+    }
+
+    /** The payloads as an unmodifiable list (no copy of the bytes, unless they are lent). */
     public List<byte[]> payloads() {
+        if (lent != null) {
+            byte[][] copies = new byte[count][];
+            int at = from;
+            for (int i = 0; i < count; i++) {
+                copies[i] = lent.payloadAt(at);
+                at += LentPayloads.LENGTH_PREFIX + copies[i].length;
+            }
+            return List.of(copies);
+        }
         return Collections.unmodifiableList(Arrays.asList(payloads).subList(from, from + count));
+    }
+
+    /** Byte position in {@link #lent} of the {@code i}-th event of this batch. */
+    private int positionOf(int i) {
+        int at = from;
+        for (int k = 0; k < i; k++) {
+            at += LentPayloads.LENGTH_PREFIX + lent.lengthAt(at);
+        }
+        return at;
     }
 
     /** The events of this batch from {@code offset} on (this batch if it starts there). */
@@ -161,7 +230,12 @@ public final class EventBatch implements Delivery {
             throw new IllegalArgumentException("offset " + offset + " is past this batch");
         }
         int skip = (int) (offset - baseOffset);
-        return new EventBatch(shard, offset, payloads, from + skip, count - skip,
+        if (lent != null) {
+            int at = positionOf(skip);
+            long skipped = at - from - (long) LentPayloads.LENGTH_PREFIX * skip;
+            return new EventBatch(shard, offset, null, lent, at, count - skip, payloadBytes - skipped, publishNanos);
+        }
+        return new EventBatch(shard, offset, payloads, null, from + skip, count - skip,
                 sum(payloads, from + skip, count - skip), publishNanos);
     }
 
@@ -173,7 +247,12 @@ public final class EventBatch implements Delivery {
         if (n <= 0) {
             throw new IllegalArgumentException("a head of " + n + " events");
         }
-        return new EventBatch(shard, baseOffset, payloads, from, n, sum(payloads, from, n), publishNanos);
+        if (lent != null) {
+            int end = positionOf(n);
+            return new EventBatch(shard, baseOffset, null, lent, from, n,
+                    end - from - (long) LentPayloads.LENGTH_PREFIX * n, publishNanos);
+        }
+        return new EventBatch(shard, baseOffset, payloads, null, from, n, sum(payloads, from, n), publishNanos);
     }
 
     /**
@@ -222,7 +301,9 @@ public final class EventBatch implements Delivery {
 
     /**
      * Gives back the share its caller owns (it took this batch off a subscriber queue, and has written or dropped it);
-     * the last one releases the shared encodings. Does nothing for an instance whose shares are not counted.
+     * the last one releases the shared encodings and the live fanout's lent reference. For an instance whose shares
+     * are not counted, it gives back the lent reference the queue held ({@link #holdForQueue()}), and does nothing when
+     * the payloads are arrays.
      *
      * @throws IllegalStateException if no share is outstanding (given back twice)
      */
@@ -231,6 +312,9 @@ public final class EventBatch implements Delivery {
         do {
             now = (int) SHARES.getVolatile(this);
             if (now == UNCOUNTED) {
+                if (lent != null) {
+                    lent.release();
+                }
                 return;
             }
             if (now <= 0) {
@@ -242,10 +326,33 @@ public final class EventBatch implements Delivery {
         }
     }
 
-    /** Starts counting shares, with one for the caller (the fanout, which gives it back when done). Writer only. */
+    /**
+     * Starts counting shares, with one for the caller (the fanout, which gives it back when done); lent payloads get
+     * one more reference, held until the last share is given back. Writer only.
+     */
     void countShares() {
         if (!SHARES.compareAndSet(this, UNCOUNTED, 1)) {
             throw new IllegalStateException(this + " is fanned out live twice");
+        }
+        if (lent != null) {
+            lent.retain();
+        }
+    }
+
+    /**
+     * Before an instance whose shares are not counted goes into a subscriber queue (a replay): one more lent
+     * reference, which the queue's taker gives back with {@link #releaseShare()}. Nothing for arrays. Writer only.
+     */
+    void holdForQueue() {
+        if (lent != null) {
+            lent.retain();
+        }
+    }
+
+    /** Gives back the batch's own lent reference (the ring evicted it, or it was never made visible). Writer only. */
+    void releaseLent() {
+        if (lent != null) {
+            lent.release();
         }
     }
 
@@ -278,7 +385,7 @@ public final class EventBatch implements Delivery {
     EventBatch uncounted() {
         EventBatch twin = uncountedTwin;
         if (twin == null) {
-            twin = new EventBatch(shard, baseOffset, payloads, from, count, payloadBytes, publishNanos);
+            twin = new EventBatch(shard, baseOffset, payloads, lent, from, count, payloadBytes, publishNanos);
             uncountedTwin = twin;
         }
         return twin;
@@ -296,6 +403,9 @@ public final class EventBatch implements Delivery {
                     e.release();
                 }
             }
+        }
+        if (lent != null) {
+            lent.release();
         }
     }
 

@@ -13,7 +13,9 @@ import dev.felix.core.writer.LogRef;
 import dev.felix.core.writer.LogWriter;
 import dev.felix.core.writer.WriterInbox;
 import dev.felix.core.writer.WriterLoop;
+import dev.felix.storage.PayloadSource;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
@@ -35,7 +37,9 @@ import java.util.function.LongSupplier;
  * are acknowledged — in that order, so an acknowledged event is already visible.
  *
  * <p><b>Ownership.</b> Payload arrays of a {@link PublishRequest} pass to the shard; batches are immutable
- * and shared by every subscriber and the ring.
+ * and shared by every subscriber and the ring. So does the reference of a publish's {@link LentPayloads}: a publish
+ * that fails gives it back; otherwise the batch made of it takes it over, and the ring keeps it (see
+ * {@link EventBatch}); a durable shard's log appends it from there ({@link LentRecords}).
  */
 public final class Shard {
 
@@ -73,6 +77,8 @@ public final class Shard {
     private final BatchRing ring;
     private final ShardFanout fanout;
     private final ArrayList<PublishRequest> merging = new ArrayList<>();
+    /** The view a durable shard's log appends lent payloads through; reused (writer only). */
+    private final LentRecords lentRecords = new LentRecords();
     private volatile boolean closing;
 
     // Published for readers on other threads (info, metrics).
@@ -306,8 +312,10 @@ public final class Shard {
         merging.add(first);
         int events = first.eventCount();
         long bytes = first.payloadBytes();
+        boolean lent = keepsLent(first);
         PublishRequest p;
         while ((p = inbox.peek()) != null
+                && keepsLent(p) == lent // lent memory and arrays do not mix in one batch
                 && events + p.eventCount() <= config.maxBatchEvents()
                 && bytes + p.payloadBytes() <= config.maxBatchBytes()) {
             inbox.poll();
@@ -315,11 +323,22 @@ public final class Shard {
             events += p.eventCount();
             bytes += p.payloadBytes();
         }
-        byte[][] payloads = merging.size() == 1 ? first.payloads() : concat(merging, events);
-        EventBatch batch = new EventBatch(index, writer.next(), payloads, System.nanoTime());
+        EventBatch batch;
+        PayloadSource records;
+        if (lent) {
+            LentPayloads region = merging.size() == 1 ? first.lent() : concatLent(merging, events);
+            batch = EventBatch.lent(index, writer.next(), region, events, bytes, System.nanoTime());
+            records = log == null ? null : lentRecords.over(region, 0, events);
+        } else {
+            byte[][] payloads = merging.size() == 1 ? first.payloads() : concat(merging, events);
+            batch = new EventBatch(index, writer.next(), payloads, System.nanoTime());
+            records = log == null ? null : PayloadSource.of(Arrays.asList(payloads));
+        }
         PublishRequest[] requests = merging.toArray(new PublishRequest[0]);
         merging.clear();
-        writer.append(new Appended(batch, requests, bytes), events, payloads);
+        if (!writer.appendFrom(new Appended(batch, requests, bytes), events, records)) {
+            batch.releaseLent(); // answered with the error and never visible: nobody else will hold it
+        }
         return events;
     }
 
@@ -343,12 +362,17 @@ public final class Shard {
             long offset = a.events().baseOffset();
             for (PublishRequest r : a.requests()) {
                 if (error != null) {
-                    fail(r, error);
+                    tellFailed(r, error); // its payloads are the batch's now
                 } else if (r.listener() != null) {
                     r.listener().accepted(index, offset, r.eventCount());
                 }
                 offset += r.eventCount();
             }
+        }
+
+        @Override
+        public void dropped(Appended a) {
+            a.events().releaseLent(); // never visible, so the ring never took it
         }
 
         @Override
@@ -433,6 +457,7 @@ public final class Shard {
                 + " committed (" + reason.message() + "); it may still commit, so a retrying publisher must expect"
                 + " a duplicate"));
         fanout.endAll(reason);
+        ring.clear(); // its lent memory; what subscribers still hold in their queues they give back themselves
         PublishRequest p;
         while ((p = inbox.poll()) != null) {
             fail(p, FelixError.of(ErrorCode.UNAVAILABLE, "shard " + label + " is shutting down"));
@@ -444,10 +469,31 @@ public final class Shard {
         }
     }
 
+    /** A publish that will not be appended: its payloads are given back and its publisher told. */
     private static void fail(PublishRequest request, FelixError error) {
+        request.releasePayloads();
+        tellFailed(request, error);
+    }
+
+    /** Tells {@code request}'s publisher it failed. */
+    private static void tellFailed(PublishRequest request, FelixError error) {
         if (request.listener() != null) {
             request.listener().failed(error);
         }
+    }
+
+    /** Whether the batch of {@code request} keeps lent memory. */
+    private static boolean keepsLent(PublishRequest request) {
+        return request.lent() != null;
+    }
+
+    /** The lent regions of {@code requests}, in order, as one (which takes over each one's reference). */
+    private static LentPayloads concatLent(ArrayList<PublishRequest> requests, int events) {
+        LentPayloads[] rest = new LentPayloads[requests.size() - 1];
+        for (int i = 1; i < requests.size(); i++) {
+            rest[i - 1] = requests.get(i).lent();
+        }
+        return requests.get(0).lent().followedBy(rest, events);
     }
 
     private static byte[][] concat(ArrayList<PublishRequest> requests, int events) {

@@ -3,6 +3,7 @@ package dev.felix.core.writer;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.storage.AppendResult;
+import dev.felix.storage.PayloadSource;
 import dev.felix.storage.ReadResult;
 import dev.felix.storage.SegmentedLog;
 import dev.felix.storage.StorageErrorCode;
@@ -63,6 +64,13 @@ public final class LogWriter<B> {
          */
         default void refused(B batch, FelixError error) {
             answer(batch, error);
+        }
+
+        /**
+         * {@code batch} left the writer without becoming visible and never will ({@link #fail}, {@link #reset}): what
+         * the owner keeps for it until then can go. Called after its answer, if any. By default nothing.
+         */
+        default void dropped(B batch) {
         }
 
         /** The log became unusable; every waiting batch has been answered with {@code error}. */
@@ -166,7 +174,10 @@ public final class LogWriter<B> {
         this.generation++;
         this.committer = new GenerationCommitter(generation);
         this.answeredPending = 0;
-        pending.clear();
+        Pending<B> dropped;
+        while ((dropped = pending.pollFirst()) != null) {
+            owner.dropped(dropped.batch);
+        }
         if (previous != gate) {
             previous.close();
         }
@@ -246,6 +257,14 @@ public final class LogWriter<B> {
      * @param records the records to store, one per offset; ignored (may be null) without a log
      */
     public boolean append(B batch, int count, byte[][] records) {
+        return appendFrom(batch, count, records == null ? null : PayloadSource.of(Arrays.asList(records)));
+    }
+
+    /**
+     * {@link #append(Object, int, byte[][])} for records read where they lie (a shard's pooled payloads): the log
+     * copies them into its staging buffer, with no array per record. Read only during the call.
+     */
+    public boolean appendFrom(B batch, int count, PayloadSource records) {
         if (failure != null) {
             owner.answer(batch, failure);
             return false;
@@ -292,6 +311,7 @@ public final class LogWriter<B> {
             if (!p.answered) {
                 owner.answer(p.batch, error);
             }
+            owner.dropped(p.batch);
         }
         answeredPending = 0;
     }
@@ -334,21 +354,21 @@ public final class LogWriter<B> {
     // ------------------------------------------------------------------ internals
 
     /** Writes the records in appends of at most {@link #appendLimit()} bytes; null, or the failure. */
-    private FelixError write(byte[][] records) {
+    private FelixError write(PayloadSource records) {
         long limit = appendLimit();
         long ts = nowMicros.getAsLong();
         int from = 0;
-        while (from < records.length) {
+        int n = records.count();
+        while (from < n) {
             int to = from;
             long chunk = 0;
-            while (to < records.length && (to == from || chunk + RECORD_OVERHEAD + records[to].length <= limit)) {
-                chunk += RECORD_OVERHEAD + records[to].length;
+            while (to < n && (to == from || chunk + RECORD_OVERHEAD + records.length(to) <= limit)) {
+                chunk += RECORD_OVERHEAD + records.length(to);
                 to++;
             }
             AppendResult appended;
             try {
-                appended = log.append(from == 0 && to == records.length ? Arrays.asList(records)
-                        : Arrays.asList(records).subList(from, to), ts);
+                appended = log.append(from == 0 && to == n ? records : records.range(from, to), ts);
             } catch (StorageException e) {
                 FelixError error = toError(e, "cannot append to the log of " + label);
                 LOG.error("{}", error.message());

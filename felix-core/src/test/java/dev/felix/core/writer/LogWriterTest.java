@@ -174,6 +174,53 @@ class LogWriterTest {
     }
 
     @Test
+    void batchesThatWillNeverBeVisible_areToldDropped_onceEach_whenTheWriterFailsOrIsReset() {
+        List<String> dropped = new ArrayList<>();
+        LogWriter.Owner<String> keeping = new LogWriter.Owner<>() {
+            @Override
+            public void visible(String batch) {
+                events.add("visible " + batch);
+            }
+
+            @Override
+            public void answer(String batch, FelixError error) {
+                events.add("answer " + batch + (error == null ? " ok" : " " + error.code().code()));
+            }
+
+            @Override
+            public void dropped(String batch) {
+                dropped.add(batch);
+            }
+
+            @Override
+            public void failed(FelixError error) {
+            }
+        };
+        LogWriter<String> w = new LogWriter<>("test", loop, keeping, 10, () -> 1L);
+        startLoop();
+        ManualGate gate = new ManualGate();
+        w.reset(open(dir.resolve("first")), 0, gate);
+        w.append("a", 1, new byte[][] {{1}});
+        w.append("b", 1, new byte[][] {{2}});
+        w.append("c", 1, new byte[][] {{3}});
+        gate.committer.committed(1);
+        gate.committer.refused(2, FelixError.of(ErrorCode.QUORUM_TIMEOUT, "no majority"));
+
+        w.fail(FelixError.of(ErrorCode.INTERNAL, "the owner's state broke"));
+
+        assertThat(events).containsExactly("visible a", "answer a ok", "answer b quorum_timeout", "answer c internal");
+        assertThat(dropped).as("the refused batch too: it can no longer commit").containsExactly("b", "c");
+
+        ManualGate second = new ManualGate();
+        w.reset(open(dir.resolve("second")), 0, second);
+        w.append("d", 1, new byte[][] {{4}});
+        w.reset(open(dir.resolve("third")), 0, new ManualGate());
+        assertThat(dropped).containsExactly("b", "c", "d");
+        second.committer.committed(1);
+        assertThat(events).as("the old gate's verdict is ignored").doesNotContain("visible d");
+    }
+
+    @Test
     void aBatchLargerThanOneAppend_isWrittenInChunks_atContiguousOffsets() {
         LogWriter<String> w = writer(10);
         SegmentedLog log = SegmentedLog.open(dir, LogConfig.builder().segmentBytes(64 * 1024)

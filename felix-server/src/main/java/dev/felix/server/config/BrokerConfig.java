@@ -50,6 +50,7 @@ public record BrokerConfig(
         int maxUdpPayloadBytes,
         int quicIoThreads,
         int watchLingerMicros,
+        boolean pooledPayloads,
         Duration shutdownTimeout,
         ClusterConfig cluster) {
 
@@ -74,6 +75,11 @@ public record BrokerConfig(
      * (docs/benchmarks.md, "Watch changes per packet").
      */
     public static final int DEFAULT_WATCH_LINGER_US = 5_000;
+    /**
+     * Default {@code pooled_payloads}: on. Binary publishes keep their payloads in pooled buffers, not one heap array
+     * each (docs/code-layout.md, "Where the payload bytes are copied").
+     */
+    public static final boolean DEFAULT_POOLED_PAYLOADS = true;
     /** Default {@code shutdown_timeout_ms}: 10 s. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -145,7 +151,8 @@ public record BrokerConfig(
                 .writerQueue(writerQueue).subscriberQueue(subscriberQueue).subscriberQueuePolicy(subscriberQueuePolicy)
                 .ingressPolicy(ingressPolicy).connWindowBytes(connWindowBytes).streamWindowBytes(streamWindowBytes)
                 .maxStreams(maxStreams).idleTimeout(idleTimeout).maxUdpPayloadBytes(maxUdpPayloadBytes)
-                .quicIoThreads(quicIoThreads).watchLingerMicros(watchLingerMicros).shutdownTimeout(shutdownTimeout)
+                .quicIoThreads(quicIoThreads).watchLingerMicros(watchLingerMicros).pooledPayloads(pooledPayloads)
+                .shutdownTimeout(shutdownTimeout)
                 .cluster(cluster);
     }
 
@@ -279,6 +286,7 @@ public record BrokerConfig(
         private int maxUdpPayloadBytes;
         private int quicIoThreads;
         private int watchLingerMicros;
+        private boolean pooledPayloads;
         private Duration shutdownTimeout;
         private ClusterConfig cluster;
 
@@ -458,6 +466,16 @@ public record BrokerConfig(
             return this;
         }
 
+        /**
+         * {@code pooled_payloads}: binary publishes keep their payloads in pooled buffers (one copy out of the frame,
+         * no heap array per payload; a durable log appends from them) instead of arrays; default
+         * {@value #DEFAULT_POOLED_PAYLOADS}.
+         */
+        public Builder pooledPayloads(boolean pooled) {
+            this.pooledPayloads = pooled;
+            return this;
+        }
+
         /** {@code shutdown_timeout_ms}: how long in-flight work may take on SIGTERM; default 10 s. */
         public Builder shutdownTimeout(Duration timeout) {
             this.shutdownTimeout = checkMillis(Settings.SHUTDOWN_TIMEOUT_MS, timeout);
@@ -491,7 +509,7 @@ public record BrokerConfig(
                     autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck,
                     storageFlushThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, subscriberQueuePolicy,
                     ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout, maxUdpPayloadBytes,
-                    quicIoThreads, watchLingerMicros, shutdownTimeout, cluster);
+                    quicIoThreads, watchLingerMicros, pooledPayloads, shutdownTimeout, cluster);
         }
     }
 }

@@ -114,6 +114,7 @@ public final class ConfigLoader {
                     .maxUdpPayloadBytes(r.get(Settings.MAX_UDP_PAYLOAD_BYTES))
                     .quicIoThreads(r.get(Settings.QUIC_IO_THREADS))
                     .watchLingerMicros(r.get(Settings.WATCH_LINGER_US))
+                    .pooledPayloads(r.get(Settings.POOLED_PAYLOADS))
                     .shutdownTimeout(Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)))
                     .cluster(cluster)
                     .build();

@@ -55,6 +55,11 @@ public final class BrokerMetrics implements AutoCloseable {
     public final LongAdder subscriptionsOpened = new LongAdder();
     /** Events dropped at broker ingress (unacknowledged publishes under {@code ingress_policy: drop_new}). */
     public final LongAdder ingressDroppedEvents = new LongAdder();
+    /**
+     * Payload bytes held now in pooled buffers (binary publishes, kept until the ring evicts them and every writer is
+     * done with them; {@code pooled_payloads}).
+     */
+    public final LongAdder pooledPayloadBytes = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
     /** Errors the QUIC codec reported on a connection that stayed open (see {@code ConnectionHandler}). */
@@ -228,6 +233,7 @@ public final class BrokerMetrics implements AutoCloseable {
         }
         gauge("felix.connections", "open QUIC connections", openConnections);
         gauge("felix.subscriptions", "active subscriptions", activeSubscriptions);
+        gauge("felix.pooled.payload.bytes", "payload bytes held now in pooled buffers", pooledPayloadBytes::sum);
         Gauge.builder("felix.queue.depth.events", subscriberQueueEvents, asDouble())
                 .description("events waiting at a checkpoint").tag("checkpoint", Checkpoint.SUBSCRIBER_QUEUE.wireName())
                 .strongReference(true).register(registry);

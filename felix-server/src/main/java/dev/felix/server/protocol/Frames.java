@@ -3,6 +3,7 @@ package dev.felix.server.protocol;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.stream.EventBatch;
+import dev.felix.core.stream.LentPayloads;
 import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.wire.Capabilities;
@@ -111,6 +112,17 @@ final class Frames {
     }
 
     private static void muxFrame(FrameBatch out, EventBatch batch, int[] channels, int count) {
+        if (batch.lent() != null) { // the head, then the events as they arrived, in one copy
+            int length = EventBatchEncoder.muxFrameLength(count, batch.eventCount(), batch.lentLength());
+            int head = length - batch.lentLength();
+            ByteBuf frame = out.room(length);
+            int at = frame.writerIndex();
+            EventBatchEncoder.encodeMuxHead(frame.internalNioBuffer(at, head), channels, count, batch.baseOffset(),
+                    batch.eventCount(), batch.lentLength());
+            frame.writerIndex(at + head);
+            writeEvents(frame, batch);
+            return;
+        }
         int length = EventBatchEncoder.muxFrameLength(count, batch.payloadArray(), batch.arrayFrom(),
                 batch.eventCount());
         ByteBuf frame = out.room(length);
@@ -201,12 +213,19 @@ final class Frames {
         ArrayList<ByteBuf> frames = new ArrayList<>();
         try {
             for (EventBatch part : parts(b)) {
-                int length = EventBatchEncoder.sharedFrameLength(withOffsets, part.payloadArray(), part.arrayFrom(),
-                        part.eventCount());
+                int length = frameLength(part, withOffsets);
                 ByteBuf frame = alloc.directBuffer(length, length);
                 frames.add(frame);
-                encode(part, withOffsets, frame.internalNioBuffer(0, length));
-                frame.writerIndex(length);
+                if (part.lent() != null) {
+                    int head = length - part.lentLength();
+                    EventBatchEncoder.encodeSharedHead(frame.internalNioBuffer(0, head), withOffsets,
+                            part.baseOffset(), part.eventCount(), part.lentLength());
+                    frame.writerIndex(head);
+                    writeEvents(frame, part);
+                } else {
+                    encode(part, withOffsets, frame.internalNioBuffer(0, length));
+                    frame.writerIndex(length);
+                }
             }
         } catch (RuntimeException | Error e) {
             frames.forEach(ByteBuf::release);
@@ -241,6 +260,9 @@ final class Frames {
      * {@link #FRAME_SPLIT_BYTES}, and at least one.
      */
     static int eventsInFrame(EventBatch batch, int from) {
+        if (batch.lent() != null) {
+            return lentEventsInFrame(batch, from);
+        }
         byte[][] payloads = batch.payloadArray();
         int base = batch.arrayFrom();
         long bytes = 0;
@@ -253,6 +275,46 @@ final class Frames {
             n++;
         }
         return n;
+    }
+
+    /** {@link #eventsInFrame} for lent payloads: their lengths read where they lie. */
+    private static int lentEventsInFrame(EventBatch batch, int from) {
+        LentPayloads lent = batch.lent();
+        int at = batch.lentPosition();
+        for (int i = 0; i < from; i++) {
+            at += LentPayloads.LENGTH_PREFIX + lent.lengthAt(at);
+        }
+        long bytes = 0;
+        int n = 0;
+        for (int i = from; i < batch.eventCount(); i++) {
+            int len = lent.lengthAt(at);
+            bytes += EventBatchEncoder.PAYLOAD_LENGTH_PREFIX + len;
+            if (n > 0 && bytes > FRAME_SPLIT_BYTES) {
+                break;
+            }
+            at += LentPayloads.LENGTH_PREFIX + len;
+            n++;
+        }
+        return n;
+    }
+
+    /** Appends the events of a batch with lent payloads to {@code dst}, as they lie: lengths and bytes, one copy. */
+    private static void writeEvents(ByteBuf dst, EventBatch b) {
+        if (b.lent() instanceof PooledPayloads pooled) {
+            pooled.writeTo(dst, b.lentPosition(), b.lentLength());
+        } else { // another kind of lent memory (not made by this broker): through an array
+            byte[] events = new byte[b.lentLength()];
+            b.lent().copy(b.lentPosition(), events, 0, events.length);
+            dst.writeBytes(events);
+        }
+    }
+
+    /** Exact length of {@code b}'s shared frame. */
+    private static int frameLength(EventBatch b, boolean withOffsets) {
+        if (b.lent() != null) {
+            return EventBatchEncoder.sharedFrameLength(withOffsets, b.eventCount(), b.lentLength());
+        }
+        return EventBatchEncoder.sharedFrameLength(withOffsets, b.payloadArray(), b.arrayFrom(), b.eventCount());
     }
 
     private static byte[][] encodeSplit(EventBatch b, boolean withOffsets) {
@@ -268,9 +330,16 @@ final class Frames {
     }
 
     private static byte[] encode(EventBatch b, boolean withOffsets) {
-        int length = EventBatchEncoder.sharedFrameLength(withOffsets, b.payloadArray(), b.arrayFrom(), b.eventCount());
+        int length = frameLength(b, withOffsets);
         byte[] frame = new byte[length];
-        encode(b, withOffsets, ByteBuffer.wrap(frame));
+        if (b.lent() != null) {
+            int head = length - b.lentLength();
+            EventBatchEncoder.encodeSharedHead(ByteBuffer.wrap(frame, 0, head), withOffsets, b.baseOffset(),
+                    b.eventCount(), b.lentLength());
+            b.lent().copy(b.lentPosition(), frame, head, b.lentLength());
+        } else {
+            encode(b, withOffsets, ByteBuffer.wrap(frame));
+        }
         return frame;
     }
 

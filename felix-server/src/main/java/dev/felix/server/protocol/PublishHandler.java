@@ -11,8 +11,7 @@ import dev.felix.server.config.Settings;
 import dev.felix.wire.AckMode;
 import dev.felix.wire.AckedPublishPrefix;
 import dev.felix.wire.BinaryPublishAck;
-import dev.felix.wire.BinaryPublishBatch;
-import dev.felix.wire.BinaryRoutedPublishBatch;
+import dev.felix.wire.PublishInPlace;
 import dev.felix.wire.Message;
 import dev.felix.wire.NameCache;
 import dev.felix.wire.WireCodec;
@@ -25,8 +24,10 @@ import java.util.List;
  * binary batches, routed acknowledged binary batches (the SDK's hot path) — to the shard that leads them here ({@link Routing}), with the stream's ingress policy.
  *
  * <p><b>Threads and buffers.</b> Event-loop confined; shard callbacks come back to it through the event loop.
- * It owns no frames: an acked binary batch is read from a view of the frame that is valid only during the call,
- * and every payload is copied out into the {@code PublishRequest} before the shard sees it.
+ * It owns no frames: a binary batch is read from its frame, valid only during the call, and its payloads are copied out
+ * before the shard sees them: for an ephemeral stream (with {@code pooled_payloads}) as one run into a pooled buffer
+ * ({@link PooledPayloads}) whose reference passes to the shard, else into one array each. A publish this handler
+ * still holds (waiting for its shard's room) gives its pooled buffer back when the stream ends.
  *
  * <p><b>Ingress backpressure.</b> When a shard's writer queue is full, under {@code ingress_policy: block}
  * reading this stream stops (frames already decoded wait in the stream's backlog) until the shard has room;
@@ -59,6 +60,30 @@ final class PublishHandler {
             implements Waiting {
     }
 
+    /**
+     * The events of a binary publish where they arrived: {@code count} events ({@code bytes} of payload) in the
+     * {@code length} bytes at {@code at} of the decoded frame payload {@code frame} (relative to its position), each
+     * behind its u32 length. Valid during the call only.
+     */
+    private record InFrame(ByteBuffer frame, int at, int length, int count, long bytes) {
+        static InFrame of(ByteBuffer frame, PublishInPlace p) {
+            return new InFrame(frame, p.eventsAt(), p.eventsLength(), p.count(), p.payloadBytes());
+        }
+
+        /** The payloads copied into one array each. */
+        byte[][] arrays() {
+            byte[][] out = new byte[count][];
+            int i = frame.position() + at;
+            for (int k = 0; k < count; k++) {
+                int len = frame.getInt(i);
+                out[k] = new byte[len];
+                frame.get(i + 4, out[k]);
+                i += 4 + len;
+            }
+            return out;
+        }
+    }
+
     private final StreamSession session;
     private final Runnable resumed;
     /** The names of the streams this stream's routed batches went to, decoded once (event loop). */
@@ -76,8 +101,11 @@ final class PublishHandler {
         return waiting != null;
     }
 
-    /** The stream ended: forget the waiting publish (its request was never taken by the shard). */
+    /** The stream ended: forget the waiting publish (its request was never taken by the shard), giving back its memory. */
     void abandon() {
+        if (waiting instanceof ForShard f) {
+            f.request().releasePayloads();
+        }
         waiting = null;
     }
 
@@ -89,7 +117,7 @@ final class PublishHandler {
         }
         StreamName name = nameOrRefuse(p.tenantId(), p.namespace(), p.stream(), ack);
         if (name != null) {
-            publish(name, p.key(), p.shard(), new byte[][] {p.payload()}, ack);
+            publish(name, p.key(), p.shard(), new byte[][] {p.payload()}, null, ack, false);
         }
     }
 
@@ -108,52 +136,63 @@ final class PublishHandler {
         }
         StreamName name = nameOrRefuse(p.tenantId(), p.namespace(), p.stream(), ack);
         if (name != null) {
-            publish(name, p.key(), p.shard(), toArray(p.payloads()), ack);
+            publish(name, p.key(), p.shard(), toArray(p.payloads()), null, ack, false);
         }
     }
 
-    void binary(BinaryPublishBatch b) throws FelixException {
-        publish(Routing.streamName(session.tenant(), b.tenantId(), b.namespace(), b.stream()), null, null,
-                toArray(b.payloads()), null);
+    /** {@code 0x0001}: fire and forget. */
+    void binary(ByteBuffer payload) throws FelixException, WireException {
+        PublishInPlace b = WireCodec.decodePublishInPlace(payload, false, names);
+        StreamName name = Routing.streamName(session.tenant(), b.tenantId(), b.namespace(), b.stream());
+        if (b.count() == 0) {
+            publish(name, null, null, new byte[0][], null, null, false);
+        } else {
+            publish(name, null, null, null, InFrame.of(payload, b), null, false);
+        }
     }
 
+    /** {@code 0x0009}: answered with a binary ack. */
     void ackedBinary(ByteBuffer payload) throws WireException {
         AckedPublishPrefix prefix = WireCodec.decodeAckedPublishPrefix(payload); // bad prefix: stream ends
-        BinaryPublishBatch batch;
+        PublishInPlace batch;
         try {
-            batch = WireCodec.decodeAckedPublishBatch(payload).batch();
+            batch = WireCodec.decodePublishInPlace(payload, true, names);
         } catch (WireException e) {
             session.write(BinaryPublishAck.error(prefix.requestId(), "malformed publish batch: " + e.getMessage()));
             return;
         }
         Ack ack = new Ack(prefix.requestId(), AckWriter.Reply.ACK);
         StreamName name = nameOrRefuse(batch.tenantId(), batch.namespace(), batch.stream(), ack);
-        if (name != null) {
-            publish(name, null, null, toArray(batch.payloads()), ack);
+        if (name == null) {
+            return;
+        }
+        if (batch.count() == 0) {
+            publish(name, null, null, new byte[0][], null, ack, false);
+        } else {
+            publish(name, null, null, null, InFrame.of(payload, batch), ack, false);
         }
     }
 
     /** {@code 0x0029}: answered with a publish result ({@code 0x0030}) carrying its offsets and shard. */
     void routedBinary(ByteBuffer payload) throws WireException {
         AckedPublishPrefix prefix = WireCodec.decodeAckedPublishPrefix(payload); // bad prefix: stream ends
-        BinaryRoutedPublishBatch routed;
+        PublishInPlace batch;
         try {
-            routed = WireCodec.decodeRoutedPublishBatch(payload, names);
+            batch = WireCodec.decodeRoutedPublishInPlace(payload, names);
         } catch (WireException e) {
             session.acks().refuse(prefix.requestId(), AckWriter.Reply.RESULT,
                     FelixError.of(ErrorCode.BAD_REQUEST, "malformed publish batch: " + e.getMessage()));
             return;
         }
         Ack ack = new Ack(prefix.requestId(), AckWriter.Reply.RESULT);
-        BinaryPublishBatch batch = routed.batch();
-        if (batch.payloads().isEmpty()) {
+        if (batch.count() == 0) {
             session.acks().refuse(ack.requestId, ack.encoding, FelixError.of(ErrorCode.BAD_REQUEST,
                     "empty publish batch"));
             return;
         }
         StreamName name = nameOrRefuse(batch.tenantId(), batch.namespace(), batch.stream(), ack);
         if (name != null) {
-            publish(name, routed.key(), routed.shard(), toArray(batch.payloads()), ack);
+            publish(name, batch.key(), batch.shard(), null, InFrame.of(payload, batch), ack, false);
         }
     }
 
@@ -174,12 +213,12 @@ final class PublishHandler {
         }
     }
 
-    private void publish(StreamName name, String key, Integer shardIndex, byte[][] payloads, Ack ack) {
-        publish(name, key, shardIndex, payloads, ack, false);
-    }
-
-    /** @param caughtUp this node has caught up with the cluster's metadata since the publish arrived */
-    private void publish(StreamName name, String key, Integer shardIndex, byte[][] payloads, Ack ack,
+    /**
+     * @param payloads the events as arrays, or null when they are {@code inFrame}
+     * @param inFrame  the events where they arrived, or null when they are {@code payloads}
+     * @param caughtUp this node has caught up with the cluster's metadata since the publish arrived
+     */
+    private void publish(StreamName name, String key, Integer shardIndex, byte[][] payloads, InFrame inFrame, Ack ack,
             boolean caughtUp) {
         if (ack != null && !session.bidirectional) {
             session.fail(ErrorCode.BAD_REQUEST, "acknowledged publishes need a bidirectional stream");
@@ -195,27 +234,45 @@ final class PublishHandler {
         } catch (FelixException e) {
             if (!caughtUp && e.error().code() == ErrorCode.NOT_FOUND
                     && session.context.broker.metadata().readsMayLag()) {
-                awaitMetadata(new ForMetadata(name, key, shardIndex, payloads, ack));
+                awaitMetadata(new ForMetadata(name, key, shardIndex, payloads != null ? payloads : inFrame.arrays(),
+                        ack));
                 return;
             }
             refuseOrReport(ack, e.error());
             return;
         }
         PublishListener listener = ack == null ? null : session.acks().listener(ack.requestId, ack.encoding);
-        PublishRequest request = PublishRequest.of(payloads, listener);
+        PublishRequest request = request(shard, payloads, inFrame, listener);
         if (shard.tryPublish(request)) {
             return;
         }
         if (session.context.config.ingressPolicy() == Settings.IngressPolicy.DROP_NEW) {
+            request.releasePayloads();
             if (ack != null) {
                 listener.failed(FelixError.of(ErrorCode.OVERLOADED, // its listener: the ack is no longer owed
                         "shard " + name + "/" + shard.index() + " is overloaded; retry later"));
             } else {
-                session.context.metrics.ingressDroppedEvents.add(payloads.length);
+                session.context.metrics.ingressDroppedEvents.add(request.eventCount());
             }
             return;
         }
         pause(shard, request);
+    }
+
+    /**
+     * The shard's request for events that are arrays already, or still in their frame: those go into a pooled buffer
+     * ({@code pooled_payloads}), which a durable shard's log also appends from.
+     */
+    private PublishRequest request(Shard shard, byte[][] payloads, InFrame inFrame, PublishListener listener) {
+        if (payloads != null) {
+            return PublishRequest.of(payloads, listener);
+        }
+        if (!session.context.config.pooledPayloads()) {
+            return PublishRequest.of(inFrame.arrays(), listener);
+        }
+        PooledPayloads pooled = PooledPayloads.copyOf(inFrame.frame(), inFrame.at(), inFrame.length(),
+                session.channel.alloc(), session.context.metrics.pooledPayloadBytes);
+        return PublishRequest.lent(pooled, inFrame.count(), inFrame.bytes(), listener);
     }
 
     private void refuseOrReport(Ack ack, FelixError error) {
@@ -249,12 +306,16 @@ final class PublishHandler {
 
     /** What {@code expected} waited for may have come: try it again (a stale wake-up for another wait is ignored). */
     private void retry(Waiting expected) {
-        if (waiting != expected || session.closed()) {
+        if (waiting != expected) {
+            return;
+        }
+        if (session.closed()) {
+            abandon(); // its memory, unless the stream's end gave it back already
             return;
         }
         if (waiting instanceof ForMetadata m) {
             waiting = null;
-            publish(m.name(), m.key(), m.shardIndex(), m.payloads(), m.ack(), true); // may pause again, for its shard
+            publish(m.name(), m.key(), m.shardIndex(), m.payloads(), null, m.ack(), true); // may pause again
         } else {
             ForShard f = (ForShard) waiting;
             if (!f.shard().tryPublish(f.request())) {

@@ -60,7 +60,7 @@ final class RequestDispatcher {
                 session.fail(ErrorCode.UNAUTHORIZED, "auth required: the first frame on a stream must be auth");
             } else if (flags == FrameFlags.BINARY_PUBLISH_BATCH) {
                 session.context.metrics.publishFramesBinary.increment();
-                publishes.binary(WireCodec.decodePublishBatch(payload));
+                publishes.binary(payload);
             } else if (flags == (FrameFlags.BINARY_PUBLISH_BATCH | FrameFlags.BINARY_PUBLISH_ACKED)) {
                 session.context.metrics.publishFramesBinary.increment();
                 publishes.ackedBinary(payload);
