@@ -50,7 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  * baseline, holding exactly as many bytes (a buffer kept reachable but never released is no leak to Netty, but
  * shows here), and that once the broker's idle trim has run the allocator's direct memory is back within
  * {@link #ALLOCATOR_TOLERANCE_BYTES} of what it held after the warm-up's trim. It prints a {@code soak:} summary line
- * with those figures.
+ * with those figures. The broker keeps binary publishes' payloads in pooled buffers ({@code pooled_payloads}); before
+ * each count, both streams are deleted and created again, so their memory rings give theirs back.
  *
  * <p>The churn, each kind on its own thread, each round on fresh connections:
  * <ul>
@@ -136,12 +137,14 @@ class ChurnLeakSoakTest {
 
     private void soak(long seconds) throws Exception {
         long started = System.nanoTime();
-        try (TestBroker broker = TestBroker.start(dir)) {
+        // Publishes keep their payloads in pooled buffers, so a buffer not given back anywhere on their way fails it.
+        try (TestBroker broker = TestBroker.start(dir, java.util.Map.of("pooled_payloads", "true"))) {
             setUp(broker);
             Churn warmUp = new Churn(broker, Duration.ofSeconds(Math.min(5, Math.max(2, seconds / 4))));
             warmUp.run();
             assertThat(warmUp.failures).as("failures during the warm-up").isEmpty();
             awaitNothingOpen(broker);
+            dropRings(broker);
             long allocatorBefore = trimmedAllocatorDirect(broker);
             long nettyBefore = PlatformDependent.usedDirectMemory();
             LeakRecorder.Live liveBefore = LeakRecorder.liveBuffers();
@@ -150,6 +153,8 @@ class ChurnLeakSoakTest {
             Churn churn = new Churn(broker, Duration.ofSeconds(seconds));
             churn.run();
             awaitNothingOpen(broker);
+            long pooledInRings = broker.server().metrics().pooledPayloadBytes.sum();
+            dropRings(broker);
             long[] after = new long[2];
             LeakRecorder.Live[] liveAfter = {null};
             try {
@@ -190,6 +195,7 @@ class ChurnLeakSoakTest {
                     + " the warm-up's (slack %d KiB)", allocatorBefore >> 10, ALLOCATOR_TOLERANCE_BYTES >> 10)
                     .isLessThanOrEqualTo(allocatorBefore + ALLOCATOR_TOLERANCE_BYTES);
             assertThat(churn.delivered.sum()).as("deliveries checked").isPositive();
+            assertThat(pooledInRings).as("payloads the rings kept in pooled buffers after the churn").isPositive();
             assertThat(churn.slowGaps.sum())
                     .as("the lagging drop-oldest subscriber was told of the broker's queue overflows")
                     .isPositive();
@@ -233,6 +239,22 @@ class ChurnLeakSoakTest {
             }
             CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /**
+     * Deletes and recreates the two streams, so their memory rings give back the pooled payloads they keep (a ring
+     * holds what it holds by design; the soak is after what nothing holds any more).
+     */
+    private static void dropRings(TestBroker broker) throws Exception {
+        try (FelixClient admin = broker.connect()) {
+            admin.streams().delete(LIVE, true);
+            admin.streams().delete(LOG, true);
+            admin.streams().create(LIVE, StreamSpec.ephemeral(1));
+            admin.streams().create(LOG, new StreamSpec(1, true, "none", 32L << 20, null));
+        }
+        await("the rings gave their pooled payloads back").atMost(Duration.ofSeconds(30))
+                .until(() -> broker.server().metrics().pooledPayloadBytes.sum() == 0);
+        awaitNothingOpen(broker);
     }
 
     /** Waits until the broker holds no connection, subscriber or watch: closed clients are fully gone. */

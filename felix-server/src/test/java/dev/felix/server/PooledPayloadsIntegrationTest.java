@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Binary publishes to an ephemeral stream keep their payloads in pooled buffers ({@code pooled_payloads}): every
+ * With {@code pooled_payloads} on, binary publishes keep their payloads in pooled buffers: every
  * subscriber, live or replaying, small frames or large shared and split ones, gets every byte in order; the broker
  * holds exactly what its memory ring keeps once the subscribers have written everything
  * ({@code felix_pooled_payload_bytes}), and nothing once the stream is deleted. Netty's leak detection runs at PARANOID
@@ -38,6 +38,7 @@ class PooledPayloadsIntegrationTest {
     private static final StreamRef STREAM = StreamRef.parse("t1/default/pooled");
     private static final int RING_EVENTS = 4;
     private static final int PAYLOAD = 100;
+    private static final Map<String, String> POOLED = Map.of("pooled_payloads", "true");
 
     private static byte[] payload(int i, int size) {
         byte[] p = new byte[size];
@@ -64,7 +65,8 @@ class PooledPayloadsIntegrationTest {
 
     @Test
     void liveAndReplayingSubscribersGetEveryPayload_andTheBrokerHoldsOnlyWhatItsRingKeeps() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir, Map.of("ring_events", Integer.toString(RING_EVENTS)));
+        try (TestBroker broker = TestBroker.start(dir, Map.of("pooled_payloads", "true",
+                "ring_events", Integer.toString(RING_EVENTS)));
                 FelixClient sub = broker.connect();
                 FelixClient pub = broker.connect()) {
             sub.streams().create(STREAM, StreamSpec.ephemeral(1));
@@ -91,7 +93,7 @@ class PooledPayloadsIntegrationTest {
 
     @Test
     void largePayloads_sharedAndSplitFrames_arriveWhole_forEverySubscriber() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir);
+        try (TestBroker broker = TestBroker.start(dir, POOLED);
                 FelixClient sub = broker.connect();
                 FelixClient pub = broker.connect()) {
             sub.streams().create(STREAM, StreamSpec.ephemeral(1));
@@ -117,8 +119,8 @@ class PooledPayloadsIntegrationTest {
     }
 
     @Test
-    void withTheSettingOff_nothingIsPooled_andDeliveryIsTheSame() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir, Map.of("pooled_payloads", "false"));
+    void byDefault_nothingIsPooled_andDeliveryIsTheSame() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir);
                 FelixClient c = broker.connect()) {
             c.streams().create(STREAM, StreamSpec.ephemeral(1));
             Subscription s = c.subscribe(SubscribeOptions.of(STREAM));
@@ -135,7 +137,7 @@ class PooledPayloadsIntegrationTest {
     @Test
     void aDurableStream_appendsFromThePooledBuffers_andAfterARestartReadsEveryPayloadBackFromItsLog() throws Exception {
         StreamRef durable = StreamRef.parse("t1/default/on-disk");
-        try (TestBroker broker = TestBroker.start(dir);
+        try (TestBroker broker = TestBroker.start(dir, POOLED);
                 FelixClient c = broker.connect()) {
             c.streams().create(durable, StreamSpec.durable(1, "on_commit"));
             Subscription s = c.subscribe(SubscribeOptions.of(durable));
@@ -149,7 +151,7 @@ class PooledPayloadsIntegrationTest {
             long ring = 5 * (4L + PAYLOAD) + (4L + PAYLOAD) + (4L + 3 * PAYLOAD) + 4L;
             await().atMost(Duration.ofSeconds(10)).until(() -> held(broker) == ring);
         }
-        try (TestBroker broker = TestBroker.start(dir);
+        try (TestBroker broker = TestBroker.start(dir, POOLED);
                 FelixClient c = broker.connect()) {
             Subscription s = c.subscribe(SubscribeOptions.of(durable).fromEarliest());
             expect(s, 0, 6, PAYLOAD);

@@ -76,10 +76,12 @@ public record BrokerConfig(
      */
     public static final int DEFAULT_WATCH_LINGER_US = 5_000;
     /**
-     * Default {@code pooled_payloads}: on. Binary publishes keep their payloads in pooled buffers, not one heap array
-     * each (docs/code-layout.md, "Where the payload bytes are copied").
+     * Default {@code pooled_payloads}: off. On, binary publishes keep their payloads in pooled buffers, not one heap
+     * array each (docs/code-layout.md, "Where the payload bytes are copied"): 80% less allocation per delivery, but on
+     * the benchmark VM more broker CPU at 4 KiB payloads, where the copy into pooled memory that the ring keeps for a
+     * while took page faults (docs/benchmarks.md, "Pooled payloads").
      */
-    public static final boolean DEFAULT_POOLED_PAYLOADS = true;
+    public static final boolean DEFAULT_POOLED_PAYLOADS = false;
     /** Default {@code shutdown_timeout_ms}: 10 s. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
