@@ -76,8 +76,9 @@ final class PublishHandler {
             int i = frame.position() + at;
             for (int k = 0; k < count; k++) {
                 int len = frame.getInt(i);
-                out[k] = new byte[len];
-                frame.get(i + 4, out[k]);
+                byte[] p = new byte[len]; // filled at once, before it is stored: the JIT need not zero it first
+                frame.get(i + 4, p, 0, len);
+                out[k] = p;
                 i += 4 + len;
             }
             return out;
