@@ -111,7 +111,7 @@ final class RelayServing implements PeerStream.Listener, SubscriptionListener {
                 try {
                     stream.send(new PeerMessage.RelayEvents(b.baseOffset(), b.payloads().toArray(new byte[0][])));
                 } finally {
-                    b.releaseShare(); // taken off the queue: its share was ours (the payloads are plain arrays)
+                    b.releaseShare(); // taken off the queue: its share was ours (payloads() copied what was lent)
                 }
             } else if (catchUp && d instanceof GapNotice g) {
                 stream.send(new PeerMessage.RelayGap(g.from(), g.to(), g.reason().wireName()));

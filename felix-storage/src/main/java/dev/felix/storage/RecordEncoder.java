@@ -29,6 +29,9 @@ final class RecordEncoder {
         final int headerAt = dst.position();
         final int payloadAt = headerAt + RecordDescriptor.HEADER_LENGTH;
         final int limit = dst.limit();
+        if (payloadAt + length > limit) {
+            throw new java.nio.BufferOverflowException();
+        }
         dst.limit(payloadAt + length).position(payloadAt);
         payloads.copyTo(i, dst);
         if (dst.position() != payloadAt + length) {

@@ -349,6 +349,23 @@ public final class EventBatch implements Delivery {
         }
     }
 
+    /** A consumer's hold on the lent memory of a batch it peeked at ({@link SubscriberQueue#peekHeld()}). */
+    void hold() {
+        if (lent != null) {
+            lent.retain();
+        }
+    }
+
+    /**
+     * Gives back the hold of {@link Subscription#peekHeld()} on this batch's lent memory (called on the batch or any
+     * view of it); nothing for arrays.
+     */
+    public void releaseHold() {
+        if (lent != null) {
+            lent.release();
+        }
+    }
+
     /** Gives back the batch's own lent reference (the ring evicted it, or it was never made visible). Writer only. */
     void releaseLent() {
         if (lent != null) {

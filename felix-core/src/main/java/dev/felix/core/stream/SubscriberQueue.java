@@ -130,6 +130,19 @@ final class SubscriberQueue extends ConsumerQueue<Delivery> {
         return (Delivery) items().peekFirst();
     }
 
+    /**
+     * {@link #peek()}, with a hold on the lent memory of a batch it returns ({@link EventBatch#releaseHold()}): taken
+     * under the same lock as a {@code drop_old} eviction, so the writer evicting the batch before the consumer takes it
+     * cannot return memory the consumer still reads. Consumer thread only.
+     */
+    synchronized Delivery peekHeld() {
+        Delivery d = (Delivery) items().peekFirst();
+        if (d instanceof EventBatch b) {
+            b.hold();
+        }
+        return d;
+    }
+
     @Override
     protected Delivery take() {
         Delivery d = (Delivery) items().pollFirst();

@@ -71,6 +71,15 @@ public final class Subscription implements AutoCloseable {
         return subscriber.queue.peek();
     }
 
+    /**
+     * {@link #peek()} for a consumer that reads the batch before taking it: a batch returned holds its lent memory
+     * until the caller calls {@link EventBatch#releaseHold()} on it (or on a view of it), even if {@code drop_old}
+     * evicts it from the queue meanwhile. Consumer only.
+     */
+    public Delivery peekHeld() {
+        return subscriber.queue.peekHeld();
+    }
+
     /** Events queued for this subscriber right now. */
     public long queuedEvents() {
         return subscriber.queue.events();

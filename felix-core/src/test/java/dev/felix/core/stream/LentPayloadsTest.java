@@ -241,6 +241,24 @@ class LentPayloadsTest {
     }
 
     @Test
+    void aBatchPeekedWithAHold_staysReadable_whenDropOldEvictsItBeforeItIsTaken() {
+        Shard shard = shard(Fixture.config().withRing(1, 1 << 20));
+        Subscription s = subscribe(shard, StartPosition.LATEST, QueuePolicy.DROP_OLD, ONE_EVENT);
+        Counted a = publish(shard, "looked at");
+        EventBatch seen = (EventBatch) s.peekHeld();
+        assertThat(seen.lent()).isSameAs(a);
+
+        publish(shard, "evicts it"); // from the one-event ring and from the queue
+        assertThat(a.references()).as("only the hold is left").isEqualTo(1);
+        assertThat(text(seen.payload(0))).isEqualTo("looked at");
+        assertThat(s.poll()).as("what the queue holds now").isInstanceOf(GapNotice.class);
+
+        seen.releaseHold();
+        assertThat(a.references()).isZero();
+        take(s).releaseShare();
+    }
+
+    @Test
     void publishesQueuedTogether_becomeOneMergedRegion_readInOrder_andGivenBackOnce() {
         Shard shard = shard(Fixture.config());
         Subscription blocker = subscribe(shard, StartPosition.LATEST, QueuePolicy.BLOCK, ONE_EVENT);

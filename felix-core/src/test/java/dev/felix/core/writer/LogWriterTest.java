@@ -221,6 +221,35 @@ class LogWriterTest {
     }
 
     @Test
+    void recordsThatCannotBeRead_failTheirBatchAsInternal_andTheLogGoesOn() {
+        LogWriter<String> w = writer(10);
+        SegmentedLog log = open(dir);
+        w.reset(log, 0, CommitGate.immediate());
+        dev.felix.storage.PayloadSource unreadable = new dev.felix.storage.PayloadSource() {
+            @Override
+            public int count() {
+                return 1;
+            }
+
+            @Override
+            public int length(int i) {
+                return 3;
+            }
+
+            @Override
+            public void copyTo(int i, java.nio.ByteBuffer dst) {
+                throw new IllegalStateException("the memory was given back");
+            }
+        };
+
+        assertThat(w.appendFrom("bad", 1, unreadable)).isFalse();
+        assertThat(w.append("good", 1, new byte[][] {{7}})).isTrue();
+
+        assertThat(events).containsExactly("answer bad internal", "visible good", "answer good ok");
+        assertThat(log.tailOffset()).as("nothing of the failed batch was written").isEqualTo(1);
+    }
+
+    @Test
     void aBatchLargerThanOneAppend_isWrittenInChunks_atContiguousOffsets() {
         LogWriter<String> w = writer(10);
         SegmentedLog log = SegmentedLog.open(dir, LogConfig.builder().segmentBytes(64 * 1024)

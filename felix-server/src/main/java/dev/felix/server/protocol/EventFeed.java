@@ -7,7 +7,7 @@ import dev.felix.core.stream.SubscriptionListener;
 /**
  * What a {@link SubscriptionWriter} pulls one shard subscription's deliveries from: the core's queue of a shard
  * this node leads ({@link #of(Subscription)}), or a relayed shard's local queue ({@link RelayedFeed}). Threads as
- * {@link Subscription}: {@link #poll()} and {@link #peek()} from the consumer only, the rest from any thread.
+ * {@link Subscription}: {@link #poll()} and {@link #peekHeld()} from the consumer only, the rest from any thread.
  */
 interface EventFeed {
 
@@ -24,7 +24,14 @@ interface EventFeed {
 
     Delivery poll();
 
-    /** The next item without taking it; consumer only (a consumer short of credit looks before it polls). */
+    /**
+     * The next item without taking it; consumer only (a consumer short of credit looks before it polls). A batch
+     * returned holds its lent memory until the caller calls {@link dev.felix.core.stream.EventBatch#releaseHold()}
+     * ({@link Subscription#peekHeld()}).
+     */
+    Delivery peekHeld();
+
+    /** The next item without taking it and without a hold: to look, not to read its payloads. Consumer only. */
     Delivery peek();
 
     long queuedEvents();
@@ -62,6 +69,11 @@ interface EventFeed {
             @Override
             public Delivery poll() {
                 return s.poll();
+            }
+
+            @Override
+            public Delivery peekHeld() {
+                return s.peekHeld();
             }
 
             @Override

@@ -303,7 +303,9 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 continue;
             }
             Delivery d;
-            while ((d = c.subscription.peek()) instanceof GapNotice) {
+            // A batch seen here is held (its lent memory) until this pass is done with it: drop_old may evict it from
+            // the queue before the drain takes it, and the drain reads it first (a head under too little credit).
+            while ((d = c.subscription.peekHeld()) instanceof GapNotice) {
                 // What poll() returns, which drop_old may have merged with what it evicted since the peek.
                 Delivery polled = c.subscription.poll();
                 if (polled instanceof GapNotice gap) {
@@ -318,6 +320,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             }
             if (c.credit <= 0) {
                 c.starved = true;
+                ((EventBatch) d).releaseHold();
                 continue;
             }
             EventBatch batch = (EventBatch) d;
@@ -328,7 +331,11 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             if (batch.eventCount() > c.credit) {
                 // The client's window is a promise: send what fits on its own frame, keep the rest queued.
                 EventBatch head = batch.first((int) c.credit);
-                writeBatch(head, new int[] {c.id}, 1);
+                try {
+                    writeBatch(head, new int[] {c.id}, 1);
+                } finally {
+                    batch.releaseHold();
+                }
                 c.credit = 0;
                 c.sentUpTo = head.endOffset();
                 c.starved = true;
@@ -381,6 +388,9 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                     taken.get(i).releaseShare();
                 }
                 taken.clear();
+                for (int i = 0; i < group.size(); i++) {
+                    batch.releaseHold(); // each channel's hold from its look (the batch, or a view of it)
+                }
             }
             for (int i = 0; i < group.size(); i++) {
                 enqueue(group.get(i)); // it may hold more; the next pass looks

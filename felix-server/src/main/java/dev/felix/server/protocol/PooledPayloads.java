@@ -104,20 +104,33 @@ final class PooledPayloads extends LentPayloads {
             single.getBytes(position, dst, dstOffset, length);
             return;
         }
-        int i = partAt(position);
-        parts[i].getBytes(position - (i == 0 ? 0 : ends[i - 1]), dst, dstOffset, length); // events never span parts
+        for (int i = partAt(position); length > 0; i++) { // a run of events may span parts
+            int n = Math.min(length, ends[i] - position);
+            parts[i].getBytes(position - (i == 0 ? 0 : ends[i - 1]), dst, dstOffset, n);
+            position += n;
+            dstOffset += n;
+            length -= n;
+        }
     }
 
     @Override
     public void copy(int position, ByteBuffer dst, int length) {
+        if (dst.remaining() < length) {
+            throw new java.nio.BufferOverflowException();
+        }
         int limit = dst.limit();
-        dst.limit(dst.position() + length);
         try {
             if (single != null) {
+                dst.limit(dst.position() + length);
                 single.getBytes(position, dst);
-            } else {
-                int i = partAt(position);
-                parts[i].getBytes(position - (i == 0 ? 0 : ends[i - 1]), dst); // events never span parts
+                return;
+            }
+            for (int i = partAt(position); length > 0; i++) { // a run of events may span parts
+                int n = Math.min(length, ends[i] - position);
+                dst.limit(dst.position() + n);
+                parts[i].getBytes(position - (i == 0 ? 0 : ends[i - 1]), dst);
+                position += n;
+                length -= n;
             }
         } finally {
             dst.limit(limit);

@@ -242,15 +242,14 @@ final class PublishHandler {
             refuseOrReport(ack, e.error());
             return;
         }
-        PublishListener listener = ack == null ? null : session.acks().listener(ack.requestId, ack.encoding);
-        PublishRequest request = request(shard, payloads, inFrame, listener);
+        PublishRequest request = request(payloads, inFrame, ack);
         if (shard.tryPublish(request)) {
             return;
         }
         if (session.context.config.ingressPolicy() == Settings.IngressPolicy.DROP_NEW) {
             request.releasePayloads();
             if (ack != null) {
-                listener.failed(FelixError.of(ErrorCode.OVERLOADED, // its listener: the ack is no longer owed
+                request.listener().failed(FelixError.of(ErrorCode.OVERLOADED, // the ack is no longer owed
                         "shard " + name + "/" + shard.index() + " is overloaded; retry later"));
             } else {
                 session.context.metrics.ingressDroppedEvents.add(request.eventCount());
@@ -262,18 +261,21 @@ final class PublishHandler {
 
     /**
      * The shard's request for events that are arrays already, or still in their frame: those go into a pooled buffer
-     * ({@code pooled_payloads}), which a durable shard's log also appends from.
+     * ({@code pooled_payloads}), which a durable shard's log also appends from. The acknowledgement is owed only once
+     * the events are copied: a copy that fails (no direct memory) leaves nothing owed.
      */
-    private PublishRequest request(Shard shard, byte[][] payloads, InFrame inFrame, PublishListener listener) {
-        if (payloads != null) {
-            return PublishRequest.of(payloads, listener);
+    private PublishRequest request(byte[][] payloads, InFrame inFrame, Ack ack) {
+        if (payloads == null && session.context.config.pooledPayloads()) {
+            PooledPayloads pooled = PooledPayloads.copyOf(inFrame.frame(), inFrame.at(), inFrame.length(),
+                    session.channel.alloc(), session.context.metrics.pooledPayloadBytes);
+            return PublishRequest.lent(pooled, inFrame.count(), inFrame.bytes(), listener(ack));
         }
-        if (!session.context.config.pooledPayloads()) {
-            return PublishRequest.of(inFrame.arrays(), listener);
-        }
-        PooledPayloads pooled = PooledPayloads.copyOf(inFrame.frame(), inFrame.at(), inFrame.length(),
-                session.channel.alloc(), session.context.metrics.pooledPayloadBytes);
-        return PublishRequest.lent(pooled, inFrame.count(), inFrame.bytes(), listener);
+        byte[][] arrays = payloads != null ? payloads : inFrame.arrays();
+        return PublishRequest.of(arrays, listener(ack));
+    }
+
+    private PublishListener listener(Ack ack) {
+        return ack == null ? null : session.acks().listener(ack.requestId, ack.encoding);
     }
 
     private void refuseOrReport(Ack ack, FelixError error) {

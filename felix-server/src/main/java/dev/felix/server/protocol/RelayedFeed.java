@@ -198,6 +198,11 @@ final class RelayedFeed implements EventFeed, RelaySink {
     }
 
     @Override
+    public synchronized Delivery peekHeld() {
+        return items.peekFirst(); // relayed batches hold arrays: nothing to hold
+    }
+
+    @Override
     public synchronized Delivery peek() {
         return items.peekFirst();
     }

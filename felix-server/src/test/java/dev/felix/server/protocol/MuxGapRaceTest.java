@@ -165,7 +165,12 @@ class MuxGapRaceTest {
 
         @Override
         public Delivery peek() {
-            Delivery head = feed.peek();
+            return feed.peek();
+        }
+
+        @Override
+        public Delivery peekHeld() {
+            Delivery head = feed.peekHeld();
             if (kind.isInstance(head) && seen.compareAndSet(null, head)) {
                 evictMore.run();
                 // The writer runs inline here or on its pool; either way it evicts without this thread's help.

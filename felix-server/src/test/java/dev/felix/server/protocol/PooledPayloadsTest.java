@@ -93,11 +93,24 @@ class PooledPayloadsTest {
             all.writeTo(out, 7, (int) bytes - 7 - 8); // from "two" up to just before "five"
             byte[] written = new byte[out.readableBytes()];
             out.getBytes(0, written);
-            ByteBuffer expected = frame(0, "two", "three", "four");
-            assertThat(written).isEqualTo(expected.array());
+            assertThat(written).isEqualTo(frame(0, "two", "three", "four").array());
         } finally {
             out.release();
         }
+
+        ByteBuffer expected = frame(0, "two", "three", "four");
+        byte[] copied = new byte[24];
+        all.copy(7, copied, 0, 24); // a run across three buffers, as a heap frame encoding copies it
+        assertThat(copied).isEqualTo(expected.array());
+        ByteBuffer into = ByteBuffer.allocateDirect(40).position(3).limit(30);
+        all.copy(7, into, 24);
+        assertThat(into.position()).isEqualTo(27);
+        assertThat(into.limit()).as("left as it was").isEqualTo(30);
+        byte[] fromDirect = new byte[24];
+        into.get(3, fromDirect);
+        assertThat(fromDirect).isEqualTo(expected.array());
+        assertThatThrownBy(() -> all.copy(7, ByteBuffer.allocate(10), 24))
+                .as("no room: refused, not written past the limit").isInstanceOf(java.nio.BufferOverflowException.class);
 
         all.release();
         assertThat(held.sum()).as("every part returned by the merged region's last release").isZero();
