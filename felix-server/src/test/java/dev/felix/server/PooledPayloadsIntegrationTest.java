@@ -52,6 +52,15 @@ class PooledPayloadsIntegrationTest {
         return (long) CleanCloseGaugesTest.gauge(broker, "felix_pooled_payload_bytes");
     }
 
+    /** Publishes {@code payload(0, PAYLOAD) .. payload(n - 1, PAYLOAD)} to {@code ref}, one acknowledged publish each. */
+    private static void publishEach(FelixClient client, StreamRef ref, int n) {
+        try (Publisher p = client.publisher(ref)) {
+            for (int i = 0; i < n; i++) {
+                p.publish(payload(i, PAYLOAD));
+            }
+        }
+    }
+
     /** The next {@code n} events of {@code s}, each checked against {@code payload(first + k, size)}. */
     private static void expect(Subscription s, int first, int n, int size) throws Exception {
         for (int k = 0; k < n; k++) {
@@ -71,11 +80,7 @@ class PooledPayloadsIntegrationTest {
                 FelixClient pub = broker.connect()) {
             sub.streams().create(STREAM, StreamSpec.ephemeral(1));
             Subscription live = sub.subscribe(SubscribeOptions.of(STREAM));
-            try (Publisher p = pub.publisher(STREAM)) {
-                for (int i = 0; i < 20; i++) {
-                    p.publish(payload(i, PAYLOAD));
-                }
-            }
+            publishEach(pub, STREAM, 20);
             expect(live, 0, 20, PAYLOAD);
             long ring = RING_EVENTS * (4L + PAYLOAD);
             await().atMost(Duration.ofSeconds(10)).until(() -> held(broker) == ring);
@@ -124,11 +129,7 @@ class PooledPayloadsIntegrationTest {
                 FelixClient c = broker.connect()) {
             c.streams().create(STREAM, StreamSpec.ephemeral(1));
             Subscription s = c.subscribe(SubscribeOptions.of(STREAM));
-            try (Publisher p = c.publisher(STREAM)) {
-                for (int i = 0; i < 5; i++) {
-                    p.publish(payload(i, PAYLOAD));
-                }
-            }
+            publishEach(c, STREAM, 5);
             expect(s, 0, 5, PAYLOAD);
             assertThat(held(broker)).isZero();
         }

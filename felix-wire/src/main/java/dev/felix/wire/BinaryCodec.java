@@ -241,18 +241,8 @@ final class BinaryCodec {
     static PublishInPlace decodeRoutedPublishInPlace(ByteBuffer payload, NameCache names) throws WireException {
         Reader r = new Reader(payload, "routed publish batch", names);
         readPrefix(r);
-        int route = r.u8("route");
-        String key = null;
-        Integer shard = null;
-        if (route == BinaryRoutedPublishBatch.ROUTE_KEY) {
-            key = r.str16("key");
-        } else if (route == BinaryRoutedPublishBatch.ROUTE_SHARD) {
-            shard = (int) r.u32("shard");
-        } else if (route != BinaryRoutedPublishBatch.ROUTE_ANY) {
-            throw new WireException(WireError.BAD_FIELD, "routed publish batch: route " + route
-                + " at offset 9 is not 0 (any shard), 1 (key) or 2 (shard)");
-        }
-        return readPublishInPlace(r, key, shard);
+        Route route = readRoute(r);
+        return readPublishInPlace(r, route.key, route.shard);
     }
 
     private static PublishInPlace readPublishInPlace(Reader r, String key, Integer shard) throws WireException {
@@ -296,20 +286,29 @@ final class BinaryCodec {
             throws WireException {
         Reader r = new Reader(payload, "routed publish batch", names);
         AckedPublishPrefix prefix = readPrefix(r);
+        Route route = readRoute(r);
+        BinaryPublishBatch batch = readPublishBody(r);
+        r.end();
+        return new BinaryRoutedPublishBatch(prefix.requestId(), prefix.ackMode(), route.key, route.shard, batch);
+    }
+
+    /** A routed publish's route: a key, a shard, or neither (any shard). */
+    private record Route(String key, Integer shard) {
+        static final Route ANY = new Route(null, null);
+    }
+
+    /** The route after a {@code 0x0029} prefix. */
+    private static Route readRoute(Reader r) throws WireException {
         int route = r.u8("route");
-        String key = null;
-        Integer shard = null;
         if (route == BinaryRoutedPublishBatch.ROUTE_KEY) {
-            key = r.str16("key");
+            return new Route(r.str16("key"), null);
         } else if (route == BinaryRoutedPublishBatch.ROUTE_SHARD) {
-            shard = (int) r.u32("shard");
+            return new Route(null, (int) r.u32("shard"));
         } else if (route != BinaryRoutedPublishBatch.ROUTE_ANY) {
             throw new WireException(WireError.BAD_FIELD, "routed publish batch: route " + route
                 + " at offset 9 is not 0 (any shard), 1 (key) or 2 (shard)");
         }
-        BinaryPublishBatch batch = readPublishBody(r);
-        r.end();
-        return new BinaryRoutedPublishBatch(prefix.requestId(), prefix.ackMode(), key, shard, batch);
+        return Route.ANY;
     }
 
     static BinaryPublishResult decodePublishResult(ByteBuffer payload) throws WireException {

@@ -27,6 +27,8 @@ class LogWriterTest {
     Path dir;
 
     private final List<String> events = new ArrayList<>();
+    /** Batches the writer said were dropped without becoming visible ({@link LogWriter.Owner#dropped}). */
+    private final List<String> dropped = new ArrayList<>();
     private final WriterLoop loop = new WriterLoop("test", Runnable::run, true);
     private final StorageRuntime runtime = StorageRuntime.builder().flushThreads(1).build();
     private final List<SegmentedLog> logs = new ArrayList<>();
@@ -57,6 +59,11 @@ class LogWriterTest {
         @Override
         public void answer(String batch, FelixError error) {
             events.add("answer " + batch + (error == null ? " ok" : " " + error.code().code()));
+        }
+
+        @Override
+        public void dropped(String batch) {
+            dropped.add(batch);
         }
 
         @Override
@@ -175,29 +182,7 @@ class LogWriterTest {
 
     @Test
     void batchesThatWillNeverBeVisible_areToldDropped_onceEach_whenTheWriterFailsOrIsReset() {
-        List<String> dropped = new ArrayList<>();
-        LogWriter.Owner<String> keeping = new LogWriter.Owner<>() {
-            @Override
-            public void visible(String batch) {
-                events.add("visible " + batch);
-            }
-
-            @Override
-            public void answer(String batch, FelixError error) {
-                events.add("answer " + batch + (error == null ? " ok" : " " + error.code().code()));
-            }
-
-            @Override
-            public void dropped(String batch) {
-                dropped.add(batch);
-            }
-
-            @Override
-            public void failed(FelixError error) {
-            }
-        };
-        LogWriter<String> w = new LogWriter<>("test", loop, keeping, 10, () -> 1L);
-        startLoop();
+        LogWriter<String> w = writer(10);
         ManualGate gate = new ManualGate();
         w.reset(open(dir.resolve("first")), 0, gate);
         w.append("a", 1, new byte[][] {{1}});
