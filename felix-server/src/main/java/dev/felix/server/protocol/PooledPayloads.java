@@ -16,7 +16,8 @@ import java.util.concurrent.atomic.LongAdder;
  * <p><b>Why a copy and not a slice of the frame.</b> A received frame is a slice of its stream's read buffer (up to
  * 64 KiB); a retained slice of it would keep that whole buffer for as long as the shard's ring keeps the event, so a
  * ring of small events could pin far more memory than its {@code ring_bytes} counts. The copy is exact in size and
- * comes from the pool, so it leaves neither garbage nor page faults behind.
+ * comes from the pool, so it leaves no garbage behind. (It does take page faults: the memory the ring lets go goes
+ * back to the system and is faulted in again, which is why {@code pooled_payloads} is off by default.)
  *
  * <p><b>Merged publishes.</b> The regions of publishes a shard's writer merges ({@link #followedBy}) stay the buffers
  * they are, listed in order, not a Netty {@code CompositeByteBuf}: the adaptive allocator's buffers copy from a
