@@ -11,7 +11,7 @@ import java.util.Arrays;
  *
  * <p><b>Lent payloads.</b> The ring keeps a batch's own lent reference ({@link EventBatch#lent()}): it gives it back
  * when it evicts the batch or is cleared. A reader of a batch it returns must take its own before the writer moves on
- * ({@link EventBatch#holdForQueue()}).
+ * ({@link EventBatch#retainLent()}).
  *
  * <p><b>Single writer:</b> only the shard's writer thread may call any method.
  */

@@ -302,7 +302,7 @@ public final class EventBatch implements Delivery {
     /**
      * Gives back the share its caller owns (it took this batch off a subscriber queue, and has written or dropped it);
      * the last one releases the shared encodings and the live fanout's lent reference. For an instance whose shares
-     * are not counted, it gives back the lent reference the queue held ({@link #holdForQueue()}), and does nothing when
+     * are not counted, it gives back the lent reference the queue held ({@link #retainLent()}), and does nothing when
      * the payloads are arrays.
      *
      * @throws IllegalStateException if no share is outstanding (given back twice)
@@ -312,9 +312,7 @@ public final class EventBatch implements Delivery {
         do {
             now = (int) SHARES.getVolatile(this);
             if (now == UNCOUNTED) {
-                if (lent != null) {
-                    lent.release();
-                }
+                releaseLent();
                 return;
             }
             if (now <= 0) {
@@ -334,40 +332,25 @@ public final class EventBatch implements Delivery {
         if (!SHARES.compareAndSet(this, UNCOUNTED, 1)) {
             throw new IllegalStateException(this + " is fanned out live twice");
         }
+        retainLent();
+    }
+
+    /**
+     * One more reference on the lent memory, for a holder beside the ring and the live shares: a subscriber queue a
+     * replay goes into (its taker gives it back with {@link #releaseShare()}), or a consumer looking before it takes
+     * ({@link SubscriberQueue#peekHeld()}). Nothing for arrays.
+     */
+    void retainLent() {
         if (lent != null) {
             lent.retain();
         }
     }
 
     /**
-     * Before an instance whose shares are not counted goes into a subscriber queue (a replay): one more lent
-     * reference, which the queue's taker gives back with {@link #releaseShare()}. Nothing for arrays. Writer only.
+     * Gives back one reference on the lent memory (called on the batch or any view of it): the batch's own, when the
+     * ring evicts it or it never became visible; or the hold of {@link Subscription#peekHeld()}. Nothing for arrays.
      */
-    void holdForQueue() {
-        if (lent != null) {
-            lent.retain();
-        }
-    }
-
-    /** A consumer's hold on the lent memory of a batch it peeked at ({@link SubscriberQueue#peekHeld()}). */
-    void hold() {
-        if (lent != null) {
-            lent.retain();
-        }
-    }
-
-    /**
-     * Gives back the hold of {@link Subscription#peekHeld()} on this batch's lent memory (called on the batch or any
-     * view of it); nothing for arrays.
-     */
-    public void releaseHold() {
-        if (lent != null) {
-            lent.release();
-        }
-    }
-
-    /** Gives back the batch's own lent reference (the ring evicted it, or it was never made visible). Writer only. */
-    void releaseLent() {
+    public void releaseLent() {
         if (lent != null) {
             lent.release();
         }
@@ -421,9 +404,7 @@ public final class EventBatch implements Delivery {
                 }
             }
         }
-        if (lent != null) {
-            lent.release();
-        }
+        releaseLent();
     }
 
     private static long sum(byte[][] payloads, int from, int count) {

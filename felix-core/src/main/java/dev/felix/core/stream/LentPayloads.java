@@ -51,7 +51,7 @@ public abstract class LentPayloads {
      * of this instance and of each of {@code others} (they are not released by the caller). Writer only: a shard's
      * writer merges consecutive publishes into one batch with it.
      */
-    public abstract LentPayloads followedBy(LentPayloads[] others, int count);
+    public abstract LentPayloads followedBy(LentPayloads[] others);
 
     /**
      * The payload of the event at {@code position} as a new heap array: a copy, for readers that need an array (a

@@ -312,10 +312,10 @@ public final class Shard {
         merging.add(first);
         int events = first.eventCount();
         long bytes = first.payloadBytes();
-        boolean lent = keepsLent(first);
+        boolean lent = first.lent() != null;
         PublishRequest p;
         while ((p = inbox.peek()) != null
-                && keepsLent(p) == lent // lent memory and arrays do not mix in one batch
+                && (p.lent() != null) == lent // lent memory and arrays do not mix in one batch
                 && events + p.eventCount() <= config.maxBatchEvents()
                 && bytes + p.payloadBytes() <= config.maxBatchBytes()) {
             inbox.poll();
@@ -326,7 +326,7 @@ public final class Shard {
         EventBatch batch;
         PayloadSource records;
         if (lent) {
-            LentPayloads region = merging.size() == 1 ? first.lent() : concatLent(merging, events);
+            LentPayloads region = merging.size() == 1 ? first.lent() : concatLent(merging);
             batch = EventBatch.lent(index, writer.next(), region, events, bytes, System.nanoTime());
             records = log == null ? null : lentRecords.over(region, 0, events);
         } else {
@@ -482,18 +482,13 @@ public final class Shard {
         }
     }
 
-    /** Whether the batch of {@code request} keeps lent memory. */
-    private static boolean keepsLent(PublishRequest request) {
-        return request.lent() != null;
-    }
-
     /** The lent regions of {@code requests}, in order, as one (which takes over each one's reference). */
-    private static LentPayloads concatLent(ArrayList<PublishRequest> requests, int events) {
+    private static LentPayloads concatLent(ArrayList<PublishRequest> requests) {
         LentPayloads[] rest = new LentPayloads[requests.size() - 1];
         for (int i = 1; i < requests.size(); i++) {
             rest[i - 1] = requests.get(i).lent();
         }
-        return requests.get(0).lent().followedBy(rest, events);
+        return requests.get(0).lent().followedBy(rest);
     }
 
     private static byte[][] concat(ArrayList<PublishRequest> requests, int events) {

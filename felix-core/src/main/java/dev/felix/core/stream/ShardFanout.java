@@ -250,7 +250,7 @@ final class ShardFanout {
                     continue;
                 }
             }
-            batch.holdForQueue(); // lent memory: the queue's reference, which its taker gives back
+            batch.retainLent(); // lent memory: the queue's reference, which its taker gives back
             SubscriberQueue.Offer offer = s.queue.offer(s.pendingGap, batch, true);
             if (offer == SubscriberQueue.Offer.FULL) {
                 batch.releaseShare(); // not queued: give the queue's reference back

@@ -131,14 +131,14 @@ final class SubscriberQueue extends ConsumerQueue<Delivery> {
     }
 
     /**
-     * {@link #peek()}, with a hold on the lent memory of a batch it returns ({@link EventBatch#releaseHold()}): taken
+     * {@link #peek()}, with a hold on the lent memory of a batch it returns ({@link EventBatch#releaseLent()}): taken
      * under the same lock as a {@code drop_old} eviction, so the writer evicting the batch before the consumer takes it
      * cannot return memory the consumer still reads. Consumer thread only.
      */
     synchronized Delivery peekHeld() {
         Delivery d = (Delivery) items().peekFirst();
         if (d instanceof EventBatch b) {
-            b.hold();
+            b.retainLent();
         }
         return d;
     }

@@ -73,7 +73,7 @@ public final class Subscription implements AutoCloseable {
 
     /**
      * {@link #peek()} for a consumer that reads the batch before taking it: a batch returned holds its lent memory
-     * until the caller calls {@link EventBatch#releaseHold()} on it (or on a view of it), even if {@code drop_old}
+     * until the caller calls {@link EventBatch#releaseLent()} on it (or on a view of it), even if {@code drop_old}
      * evicts it from the queue meanwhile. Consumer only.
      */
     public Delivery peekHeld() {

@@ -369,24 +369,21 @@ public final class LogWriter<B> {
             AppendResult appended;
             try {
                 appended = log.append(from == 0 && to == n ? records : records.range(from, to), ts);
-            } catch (RuntimeException e) {
-                if (!(e instanceof StorageException)) {
-                    // Not the log's own failure (the records could not be read, say): nothing of this append was
-                    // written, but one written before it in this batch would be left half done.
-                    FelixError error = FelixError.of(ErrorCode.INTERNAL, "cannot append to the log of " + label + ": "
-                            + e);
-                    LOG.error("{}", error.message(), e);
-                    if (from > 0) {
-                        logFailed(error);
-                    }
-                    return error;
-                }
-                StorageException se = (StorageException) e;
-                FelixError error = toError(se, "cannot append to the log of " + label);
+            } catch (StorageException e) {
+                FelixError error = toError(e, "cannot append to the log of " + label);
                 LOG.error("{}", error.message());
                 // Nothing of this append is in the log; but a failed fsync, a closed log, or a batch half
                 // written leaves the log unusable for this writer.
-                if (from > 0 || se.code() == StorageErrorCode.SYNC_FAILED || se.code() == StorageErrorCode.CLOSED) {
+                if (from > 0 || e.code() == StorageErrorCode.SYNC_FAILED || e.code() == StorageErrorCode.CLOSED) {
+                    logFailed(error);
+                }
+                return error;
+            } catch (RuntimeException e) {
+                // Not the log's own failure (the records could not be read, say): nothing of this append was
+                // written, but one written before it in this batch would be left half done.
+                FelixError error = FelixError.of(ErrorCode.INTERNAL, "cannot append to the log of " + label + ": " + e);
+                LOG.error("{}", error.message(), e);
+                if (from > 0) {
                     logFailed(error);
                 }
                 return error;

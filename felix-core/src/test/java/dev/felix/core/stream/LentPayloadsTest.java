@@ -100,7 +100,7 @@ class LentPayloadsTest {
         }
 
         @Override
-        public LentPayloads followedBy(LentPayloads[] others, int count) {
+        public LentPayloads followedBy(LentPayloads[] others) {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             out.writeBytes(region);
             for (LentPayloads o : others) {
@@ -253,7 +253,7 @@ class LentPayloadsTest {
         assertThat(text(seen.payload(0))).isEqualTo("looked at");
         assertThat(s.poll()).as("what the queue holds now").isInstanceOf(GapNotice.class);
 
-        seen.releaseHold();
+        seen.releaseLent();
         assertThat(a.references()).isZero();
         take(s).releaseShare();
     }

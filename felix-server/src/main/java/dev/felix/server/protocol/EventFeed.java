@@ -26,7 +26,7 @@ interface EventFeed {
 
     /**
      * The next item without taking it; consumer only (a consumer short of credit looks before it polls). A batch
-     * returned holds its lent memory until the caller calls {@link dev.felix.core.stream.EventBatch#releaseHold()}
+     * returned holds its lent memory until the caller calls {@link dev.felix.core.stream.EventBatch#releaseLent()}
      * ({@link Subscription#peekHeld()}).
      */
     Delivery peekHeld();

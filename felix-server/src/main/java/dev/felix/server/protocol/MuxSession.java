@@ -320,7 +320,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
             }
             if (c.credit <= 0) {
                 c.starved = true;
-                ((EventBatch) d).releaseHold();
+                ((EventBatch) d).releaseLent();
                 continue;
             }
             EventBatch batch = (EventBatch) d;
@@ -334,7 +334,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 try {
                     writeBatch(head, new int[] {c.id}, 1);
                 } finally {
-                    batch.releaseHold();
+                    batch.releaseLent();
                 }
                 c.credit = 0;
                 c.sentUpTo = head.endOffset();
@@ -389,7 +389,7 @@ final class MuxSession extends ChannelInboundHandlerAdapter {
                 }
                 taken.clear();
                 for (int i = 0; i < group.size(); i++) {
-                    batch.releaseHold(); // each channel's hold from its look (the batch, or a view of it)
+                    batch.releaseLent(); // each channel's hold from its look (the batch, or a view of it)
                 }
             }
             for (int i = 0; i < group.size(); i++) {

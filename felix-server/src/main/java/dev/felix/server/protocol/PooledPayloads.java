@@ -178,7 +178,7 @@ final class PooledPayloads extends LentPayloads {
     }
 
     @Override
-    public LentPayloads followedBy(LentPayloads[] others, int count) {
+    public LentPayloads followedBy(LentPayloads[] others) {
         int n = partCount();
         for (LentPayloads o : others) {
             n += ((PooledPayloads) o).partCount();

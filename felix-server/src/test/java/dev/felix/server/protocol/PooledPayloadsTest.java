@@ -74,8 +74,8 @@ class PooledPayloadsTest {
         PooledPayloads a = copy("one", "two");
         PooledPayloads b = copy("three");
         PooledPayloads c = copy("four", "five");
-        LentPayloads ab = a.followedBy(new LentPayloads[] {b}, 3);
-        PooledPayloads all = (PooledPayloads) ab.followedBy(new LentPayloads[] {c}, 5);
+        LentPayloads ab = a.followedBy(new LentPayloads[] {b});
+        PooledPayloads all = (PooledPayloads) ab.followedBy(new LentPayloads[] {c});
         long bytes = held.sum();
         assertThat(bytes).isEqualTo((4 + 3) + (4 + 3) + (4 + 5) + (4 + 4) + (4 + 4));
 
