@@ -209,7 +209,8 @@ public final class FelixServer implements AutoCloseable {
             FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
             server.member = member;
             server.relayed = relayed;
-            server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops());
+            server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops(), context.payloadBlocks());
+            metrics.bindPayloadBlocks(context.payloadBlocks()::blockBytes);
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory,
                     DirectBuffers::largeBuffersCachedBytes);
             metrics.bindHeapSoftMax(HeapSoftMax::current);
@@ -237,6 +238,7 @@ public final class FelixServer implements AutoCloseable {
             if (relayed != null) {
                 relayed.close();
             }
+            context.payloadBlocks().close();
             metrics.close();
             throw e;
         }
@@ -363,6 +365,7 @@ public final class FelixServer implements AutoCloseable {
             member.close();
         }
         quic.close();
+        context.payloadBlocks().close(); // after the event loops that copy into it stopped
         http.close();
         metrics.close();
         dataDirLock.close();

@@ -1,6 +1,7 @@
 package dev.felix.server;
 
 import dev.felix.transport.DirectBuffers;
+import dev.felix.server.protocol.PayloadBlocks;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -28,14 +29,17 @@ import org.slf4j.LoggerFactory;
  * <li>with Netty 4.2's default {@code adaptive} allocator, its large-buffer chunks are cycled
  *     ({@link #recycleLargeBufferChunks});</li>
  * <li>the memory of released buffers over 128 KiB kept for reuse is freed ({@link DirectBuffers#trimLargeBuffers});</li>
+ * <li>each event loop lets its current block of pooled payloads go, and the blocks kept for reuse are freed
+ *     ({@link PayloadBlocks#trim});</li>
  * <li>a garbage collection is requested: unreachable direct buffers are freed and G1 returns the heap it no
  *     longer needs to the operating system.</li>
  * </ul>
  * The trim runs only when no client is connected, so it never touches the hot path (see {@code docs/operations.md},
- * "Memory when idle").
+ * "Memory when idle"). Apart from it, every {@value PayloadBlocks#SPARE_DECAY_SECONDS} s, the payload blocks kept
+ * for reuse that no copy needed in that time are freed ({@link PayloadBlocks#freeUnusedSpares}).
  *
  * <p><b>Threads.</b> One daemon timer thread checks every second and runs the trim; the pooled allocator's cache trims
- * run on the event loops (each trims its own).
+ * and the payload blocks' current blocks run on the event loops (each lets its own go).
  */
 public final class IdleMemory implements AutoCloseable {
 
@@ -44,6 +48,7 @@ public final class IdleMemory implements AutoCloseable {
 
     private final IntSupplier connections;
     private final EventLoopGroup eventLoops;
+    private final PayloadBlocks payloadBlocks;
     private final ScheduledExecutorService timer;
     private final AtomicLong trims = new AtomicLong();
     private volatile long trimAfterNanos;
@@ -54,8 +59,9 @@ public final class IdleMemory implements AutoCloseable {
     private long busySince = System.nanoTime();
     private boolean trimmedThisIdle;
 
-    IdleMemory(IntSupplier connections, EventLoopGroup eventLoops) {
+    IdleMemory(IntSupplier connections, EventLoopGroup eventLoops, PayloadBlocks payloadBlocks) {
         this.connections = connections;
+        this.payloadBlocks = payloadBlocks;
         this.eventLoops = eventLoops;
         this.trimAfterNanos = TimeUnit.MILLISECONDS.toNanos(Long.getLong("felix.idle_trim_after_ms",
                 DEFAULT_TRIM_AFTER_SECONDS * 1000));
@@ -88,6 +94,7 @@ public final class IdleMemory implements AutoCloseable {
     }
 
     private void check() {
+        payloadBlocks.freeUnusedSpares(); // under load too (acts once per window): the spares a burst left
         long now = System.nanoTime();
         if (connections.getAsInt() > 0) {
             busySince = now;
@@ -115,14 +122,18 @@ public final class IdleMemory implements AutoCloseable {
         } else if (ByteBufAllocator.DEFAULT instanceof AdaptiveByteBufAllocator adaptive) {
             recycleLargeBufferChunks(adaptive);
         }
+        for (EventExecutor loop : eventLoops) { // each loop's current block of pooled payloads, then the spares
+            loop.submit(payloadBlocks::dropCurrentBlock).awaitUninterruptibly(1_000);
+        }
+        long blocksFreed = payloadBlocks.trim();
         long largeFreed = DirectBuffers.trimLargeBuffers();
         System.gc(); // no client is connected: a pause here delays no one
         lastBefore = before;
         lastAfter = nettyDirectMemory();
         trims.incrementAndGet();
         LOG.info("no client for {} s: memory trimmed (netty direct memory {} KiB -> {} KiB; {} KiB of large buffers"
-                + " kept for reuse freed)", TimeUnit.NANOSECONDS.toSeconds(trimAfterNanos), before >> 10,
-                nettyDirectMemory() >> 10, largeFreed >> 10);
+                + " and {} KiB of payload blocks kept for reuse freed)", TimeUnit.NANOSECONDS.toSeconds(trimAfterNanos),
+                before >> 10, nettyDirectMemory() >> 10, largeFreed >> 10, blocksFreed >> 10);
     }
 
     /** Size of the buffers {@link #recycleLargeBufferChunks} allocates: above the largest size class, so large. */

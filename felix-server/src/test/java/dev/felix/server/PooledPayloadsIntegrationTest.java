@@ -84,6 +84,10 @@ class PooledPayloadsIntegrationTest {
             expect(live, 0, 20, PAYLOAD);
             long ring = RING_EVENTS * (4L + PAYLOAD);
             await().atMost(Duration.ofSeconds(10)).until(() -> held(broker) == ring);
+            double slabs = CleanCloseGaugesTest.gauge(broker, "felix_payload_block_bytes")
+                    / dev.felix.server.protocol.PayloadBlocks.SLAB_BYTES;
+            assertThat(slabs).as("the process's slabs (another test's broker may have added some)")
+                    .isGreaterThanOrEqualTo(1).isEqualTo(Math.rint(slabs));
 
             Subscription replay = sub.subscribe(SubscribeOptions.of(STREAM).fromEarliest()); // the ring's oldest
             expect(replay, 20 - RING_EVENTS, RING_EVENTS, PAYLOAD);

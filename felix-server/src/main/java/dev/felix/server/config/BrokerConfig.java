@@ -76,10 +76,10 @@ public record BrokerConfig(
      */
     public static final int DEFAULT_WATCH_LINGER_US = 5_000;
     /**
-     * Default {@code pooled_payloads}: off. On, binary publishes keep their payloads in pooled buffers, not one heap
-     * array each (docs/code-layout.md, "Where the payload bytes are copied"): 80% less allocation per delivery, but on
-     * the benchmark VM more broker CPU at 4 KiB payloads, where the copy into pooled memory that the ring keeps for a
-     * while took page faults (docs/benchmarks.md, "Pooled payloads").
+     * Default {@code pooled_payloads}: off. On, binary publishes keep their payloads in payload blocks, not one heap
+     * array each (docs/code-layout.md, "Where the payload bytes are copied"): on the benchmark VM it wins in every
+     * throughput cell with 40-82% less broker allocation per delivery, but loses in latency at 256 B and 1 KiB
+     * (docs/benchmarks.md, "Payload blocks").
      */
     public static final boolean DEFAULT_POOLED_PAYLOADS = false;
     /** Default {@code shutdown_timeout_ms}: 10 s. */

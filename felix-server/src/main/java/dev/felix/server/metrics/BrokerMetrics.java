@@ -306,6 +306,12 @@ public final class BrokerMetrics implements AutoCloseable {
                 largeBufferCacheBytes);
     }
 
+    /** Registers the memory of the blocks pooled payloads are copied into ({@code PayloadBlocks}). */
+    public void bindPayloadBlocks(LongSupplier blockBytes) {
+        gauge("felix.payload.block.bytes", "memory of the blocks pooled payloads are copied into: this broker's in use,"
+                + " and the process's kept for reuse (freed after 30 s unused, or when the broker is idle)", blockBytes);
+    }
+
     /**
      * Registers what the kernel counts for a listener's UDP sockets ({@code listener}: {@code clients}; on a cluster
      * member also {@code peers}, and {@code peers-outgoing} for the sockets of its own connections to other nodes):

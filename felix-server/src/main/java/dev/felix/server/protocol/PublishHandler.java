@@ -266,8 +266,8 @@ final class PublishHandler {
      */
     private PublishRequest request(byte[][] payloads, InFrame inFrame, Ack ack) {
         if (payloads == null && session.context.config.pooledPayloads()) {
-            PooledPayloads pooled = PooledPayloads.copyOf(inFrame.frame(), inFrame.at(), inFrame.length(),
-                    session.channel.alloc(), session.context.metrics.pooledPayloadBytes);
+            PooledPayloads pooled = session.context.payloadBlocks.copy(inFrame.frame(), inFrame.at(), inFrame.length(),
+                    session.context.metrics.pooledPayloadBytes);
             return PublishRequest.lent(pooled, inFrame.count(), inFrame.bytes(), listener(ack));
         }
         byte[][] arrays = payloads != null ? payloads : inFrame.arrays();

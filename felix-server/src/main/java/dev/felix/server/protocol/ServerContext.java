@@ -12,7 +12,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * What every connection and stream handler of one broker shares. Thread-safe.
  *
  * <p><b>Threads and buffers.</b> Thread-safe: shared by every event loop and by the shutdown path; its sets of
- * connections and subscriptions are concurrent and {@code draining} is volatile. Touches no {@code ByteBuf}s.
+ * connections and subscriptions are concurrent and {@code draining} is volatile. Touches no {@code ByteBuf}s itself;
+ * its {@link PayloadBlocks} hold the pooled payloads' memory.
  */
 public final class ServerContext {
 
@@ -33,6 +34,8 @@ public final class ServerContext {
     final dev.felix.cluster.replication.Replication replication;
     /** Serves subscribes for shards led elsewhere ({@code cluster_relay_subscribe}), or null. */
     final RelayedShards relayed;
+    /** The memory of pooled payloads ({@code pooled_payloads}); closed by the server once its event loops stopped. */
+    final PayloadBlocks payloadBlocks = new PayloadBlocks();
     private volatile boolean draining;
 
     public ServerContext(Broker broker, BrokerConfig config, Authenticator authenticator, BrokerMetrics metrics) {
@@ -64,6 +67,11 @@ public final class ServerContext {
      */
     public int serverFlags() {
         return Capabilities.combine(cluster == null ? SERVER_FLAGS : Capabilities.ALL, Capabilities.EXT_ALL);
+    }
+
+    /** The memory of pooled payloads: its server closes it, trims it when idle and reports its size. */
+    public PayloadBlocks payloadBlocks() {
+        return payloadBlocks;
     }
 
     /** New connections are refused and new publishes answered {@code unavailable}. */

@@ -13,14 +13,23 @@ import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link PooledPayloads}: a publish's events copied once out of its frame into a pooled buffer, read and written back
- * exactly (merged regions too, across their buffers), counted in {@code held} until the last release, which returns
- * every buffer (leak detection runs at PARANOID in this module's tests).
+ * {@link PooledPayloads}: a publish's events copied once out of its frame into payload blocks, read and written back
+ * exactly (across blocks and merged regions too, with lengths split by a seam), counted in {@code held} until the last
+ * release, which gives every block back (leak detection runs at PARANOID in this module's tests).
  */
 class PooledPayloadsTest {
 
     private final LongAdder held = new LongAdder();
     private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+    /** Blocks of 8 bytes (slabs of eight): almost every event, and some length prefixes, span a seam. */
+    private PayloadBlocks blocks = new PayloadBlocks(new SpareBlocks(8, 64));
+
+    @org.junit.jupiter.api.AfterEach
+    void closeBlocks() {
+        blocks.close();
+        blocks.trim();
+        assertThat(blocks.blockBytes()).as("every block handed back once closed and released, then freed").isZero();
+    }
 
     /** A frame payload: {@code junk} bytes, then the events behind their lengths, then {@code junk} more. */
     private static ByteBuffer frame(int junk, String... payloads) {
@@ -38,7 +47,7 @@ class PooledPayloadsTest {
     private PooledPayloads copy(String... payloads) {
         ByteBuffer f = frame(7, payloads);
         int length = f.remaining() - 14;
-        PooledPayloads p = PooledPayloads.copyOf(f, 7, length, alloc, held);
+        PooledPayloads p = blocks.copy(f, 7, length, held);
         assertThat(f.position()).as("the frame's position is left as it was").isZero();
         assertThat(f.limit()).isEqualTo(length + 14);
         return p;
@@ -50,7 +59,10 @@ class PooledPayloadsTest {
 
     @Test
     void aCopy_readsItsEventsWhereTheyLie_andCountsItsBytesUntilTheLastRelease() {
+        blocks.close();
+        blocks = new PayloadBlocks(new SpareBlocks(64, 64));
         PooledPayloads p = copy("ab", "", "cde");
+        assertThat(p.parts()).as("room in one block: one part").isEqualTo(1);
         assertThat(held.sum()).isEqualTo(4 + 2 + 4 + 4 + 3);
         assertThat(p.lengthAt(0)).isEqualTo(2);
         assertThat(text(p, 0)).isEqualTo("ab");
@@ -65,15 +77,17 @@ class PooledPayloadsTest {
         assertThat(p.references()).isZero();
         assertThatThrownBy(p::release).isInstanceOf(IllegalStateException.class);
         assertThatThrownBy(p::retain).isInstanceOf(IllegalStateException.class);
-        assertThatThrownBy(() -> p.lengthAt(0)).as("its buffer went back to the pool")
-                .isInstanceOf(io.netty.util.IllegalReferenceCountException.class);
+        assertThatThrownBy(() -> p.lengthAt(0)).as("its block went back for reuse")
+                .isInstanceOf(IllegalStateException.class);
     }
 
     @Test
-    void mergedRegions_readAndWriteAcrossTheirBuffers_inOrder_andTheMergeOwnsThemAll() {
+    void mergedRegions_readAndWriteAcrossTheirBlocks_inOrder_andTheMergeOwnsThemAll() {
         PooledPayloads a = copy("one", "two");
         PooledPayloads b = copy("three");
         PooledPayloads c = copy("four", "five");
+        assertThat(a.lengthAt(7)).as("a length prefix split 1 + 3 by a seam").isEqualTo(3);
+        assertThat(a.parts()).isEqualTo(2);
         LentPayloads ab = a.followedBy(new LentPayloads[] {b});
         PooledPayloads all = (PooledPayloads) ab.followedBy(new LentPayloads[] {c});
         long bytes = held.sum();
@@ -100,7 +114,7 @@ class PooledPayloadsTest {
 
         ByteBuffer expected = frame(0, "two", "three", "four");
         byte[] copied = new byte[24];
-        all.copy(7, copied, 0, 24); // a run across three buffers, as a heap frame encoding copies it
+        all.copy(7, copied, 0, 24); // a run across several blocks, as a heap frame encoding copies it
         assertThat(copied).isEqualTo(expected.array());
         ByteBuffer into = ByteBuffer.allocateDirect(40).position(3).limit(30);
         all.copy(7, into, 24);
@@ -112,7 +126,27 @@ class PooledPayloadsTest {
         assertThatThrownBy(() -> all.copy(7, ByteBuffer.allocate(10), 24))
                 .as("no room: refused, not written past the limit").isInstanceOf(java.nio.BufferOverflowException.class);
 
+        assertThat(all.parts()).as("neighbours in one block joined: the 39 bytes lie in 5 blocks of 8").isEqualTo(5);
         all.release();
         assertThat(held.sum()).as("every part returned by the merged region's last release").isZero();
+        blocks.dropCurrentBlock();
+        assertThat(blocks.spareBytes()).as("all five blocks back for reuse, with the slab's other three").isEqualTo(64);
+    }
+
+    @Test
+    void publishesCopiedOneAfterAnother_mergeIntoOnePart_andHoldTheirBlockOnce() {
+        blocks.close();
+        blocks = new PayloadBlocks(new SpareBlocks(1 << 10, 1 << 10));
+        PooledPayloads a = copy("one");
+        PooledPayloads b = copy("two", "three");
+        PooledPayloads merged = (PooledPayloads) a.followedBy(new LentPayloads[] {b});
+        assertThat(merged.parts()).as("back to back in one block").isEqualTo(1);
+        assertThat(text(merged, 7)).isEqualTo("two");
+        assertThat(text(merged, 14)).isEqualTo("three");
+        blocks.dropCurrentBlock();
+        assertThat(blocks.spareBytes()).as("the merged region still uses the block").isZero();
+        merged.release();
+        assertThat(blocks.spareBytes()).as("one use given back per part: the block is free").isEqualTo(1 << 10);
+        assertThat(held.sum()).isZero();
     }
 }
