@@ -1,7 +1,7 @@
 package dev.felix.server;
 
-import dev.felix.transport.DirectBuffers;
 import dev.felix.server.protocol.PayloadBlocks;
+import dev.felix.transport.DirectBuffers;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -29,14 +29,14 @@ import org.slf4j.LoggerFactory;
  * <li>with Netty 4.2's default {@code adaptive} allocator, its large-buffer chunks are cycled
  *     ({@link #recycleLargeBufferChunks});</li>
  * <li>the memory of released buffers over 128 KiB kept for reuse is freed ({@link DirectBuffers#trimLargeBuffers});</li>
- * <li>each event loop lets its current block of pooled payloads go, and the blocks kept for reuse are freed
- *     ({@link PayloadBlocks#trim});</li>
+ * <li>each event loop lets its current block of pooled payloads go, and every payload slab with no block in use is
+ *     freed ({@link PayloadBlocks#trim});</li>
  * <li>a garbage collection is requested: unreachable direct buffers are freed and G1 returns the heap it no
  *     longer needs to the operating system.</li>
  * </ul>
  * The trim runs only when no client is connected, so it never touches the hot path (see {@code docs/operations.md},
- * "Memory when idle"). Apart from it, every {@value PayloadBlocks#SPARE_DECAY_SECONDS} s, the payload blocks kept
- * for reuse that no copy needed in that time are freed ({@link PayloadBlocks#freeUnusedSpares}).
+ * "Memory when idle"). Apart from it, every {@value PayloadBlocks#SPARE_DECAY_SECONDS} s, payload slabs whose blocks
+ * no copy needed in that time are freed ({@link PayloadBlocks#freeUnusedSpares}).
  *
  * <p><b>Threads.</b> One daemon timer thread checks every second and runs the trim; the pooled allocator's cache trims
  * and the payload blocks' current blocks run on the event loops (each lets its own go).

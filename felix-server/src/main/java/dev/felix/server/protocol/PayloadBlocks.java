@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.LongAdder;
  * from where the last copy ended, and takes the next block when it is full; a region larger than the room left spans
  * blocks (an event may too: {@link PooledPayloads} reads across the seam). Nothing is wasted at the end of a block and
  * nothing is rounded up. The cost is that a block is reused only once all of its regions are released: a region kept
- * long (the last events of a stream that went quiet, kept in its ring) keeps its whole block. At most one block per
- * such stream, and {@link #blockBytes()} shows the memory as it is.
+ * long (the last events of a stream that went quiet, kept in its ring) keeps its whole block, and its slab stays while
+ * any of its blocks is in use; {@link #blockBytes()} shows the slabs' memory as it is.
  *
  * <p><b>Bounds.</b> Blocks are cut from 32 MiB slabs and a block no region uses any more is kept for reuse
  * ({@link SpareBlocks}, one list per process), not freed, while load lasts: freeing it would give the memory back only
@@ -48,7 +48,7 @@ public final class PayloadBlocks implements AutoCloseable {
     public static final int BLOCK_BYTES = 64 << 10;
     /** Size of the slabs blocks are cut from (see {@link SpareBlocks}). */
     public static final int SLAB_BYTES = 32 << 20;
-    /** How long a spare block may go unused before it is freed (see the class comment). */
+    /** The window after which slabs whose blocks no copy needed in it are freed (see {@link SpareBlocks}). */
     public static final long SPARE_DECAY_SECONDS = 30;
 
     private final int blockBytes;
@@ -157,17 +157,12 @@ public final class PayloadBlocks implements AutoCloseable {
                 throw new IllegalStateException("payload blocks closed");
             }
         }
-        return new Block(this, spares.take());
-    }
-
-    /** A block no region uses any more: kept for reuse. */
-    private void handBack(Block b) {
-        spares.put(b.piece);
+        return new Block(spares, spares.take());
     }
 
     /**
-     * Lets this thread's current block go (it is freed or kept as a spare once its regions are released); the broker
-     * runs it on each event loop when idle.
+     * Lets this thread's current block go (it goes back to the spares once its regions are released); the broker runs
+     * it on each event loop when idle.
      */
     public void dropCurrentBlock() {
         Cursor c = cursor.getIfExists();
@@ -179,14 +174,14 @@ public final class PayloadBlocks implements AutoCloseable {
     }
 
     /**
-     * Frees the spares no copy needed in the last {@link #SPARE_DECAY_SECONDS} (acting once per such window, however
-     * often it is called); returns how much (bytes).
+     * Frees slabs whose blocks no copy needed in the last {@link #SPARE_DECAY_SECONDS} (acting once per such window,
+     * however often it is called); returns how much (bytes).
      */
     public long freeUnusedSpares() {
         return spares.freeUnused(System.nanoTime());
     }
 
-    /** Frees every block kept for reuse; returns how much (bytes). */
+    /** Frees every slab with no block in use; returns how much (bytes). */
     public long trim() {
         return spares.trim();
     }
@@ -246,11 +241,12 @@ public final class PayloadBlocks implements AutoCloseable {
 
         final ByteBuf memory;
         private final SpareBlocks.Piece piece;
-        private final PayloadBlocks owner;
+        private final SpareBlocks spares;
+        @SuppressWarnings("unused") // through USERS
         private volatile int users = 1;
 
-        private Block(PayloadBlocks owner, SpareBlocks.Piece piece) {
-            this.owner = owner;
+        private Block(SpareBlocks spares, SpareBlocks.Piece piece) {
+            this.spares = spares;
             this.piece = piece;
             this.memory = piece.memory;
         }
@@ -262,14 +258,10 @@ public final class PayloadBlocks implements AutoCloseable {
         void release() {
             int now = USERS.decrementAndGet(this);
             if (now == 0) {
-                owner.handBack(this);
+                spares.put(piece); // no region uses it any more: kept for reuse
             } else if (now < 0) {
                 throw new IllegalStateException("payload block released once too often");
             }
-        }
-
-        int users() {
-            return users;
         }
     }
 }

@@ -73,6 +73,8 @@ final class SpareBlocks {
         final ByteBuf memory;
         /** Its blocks taken and not yet handed back. */
         int out;
+        /** Taken off the list to be freed: its blocks are dropped from the spares. */
+        boolean freed;
 
         Slab(ByteBuf memory) {
             this.memory = memory;
@@ -145,13 +147,15 @@ final class SpareBlocks {
         List<Slab> freed = new ArrayList<>();
         for (int i = slabs.size() - 1; i >= 0 && freed.size() < most; i--) {
             if (slabs.get(i).out == 0) {
-                freed.add(slabs.remove(i));
+                Slab slab = slabs.remove(i);
+                slab.freed = true;
+                freed.add(slab);
             }
         }
         if (!freed.isEmpty()) {
             int kept = 0;
             for (int i = 0; i < count; i++) {
-                if (spare[i].slab.out != 0 || slabs.contains(spare[i].slab)) {
+                if (!spare[i].slab.freed) {
                     spare[kept++] = spare[i];
                 }
             }
