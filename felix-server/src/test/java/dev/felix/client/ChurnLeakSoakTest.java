@@ -51,7 +51,8 @@ import org.junit.jupiter.api.io.TempDir;
  * baseline, holding exactly as many bytes (a buffer kept reachable but never released is no leak to Netty, but
  * shows here), and that once the broker's idle trim has run the allocator's direct memory is back within
  * {@link #ALLOCATOR_TOLERANCE_BYTES} of what it held after the warm-up's trim. It prints a {@code soak:} summary line
- * with those figures. The broker keeps binary publishes' payloads in pooled buffers ({@code pooled_payloads}); before
+ * with those figures. The broker keeps binary publishes' payloads in payload blocks (the default,
+ * {@code pooled_payloads}); before
  * each count, both streams are deleted and created again, so their memory rings give theirs back.
  *
  * <p>The churn, each kind on its own thread, each round on fresh connections:
@@ -138,8 +139,9 @@ class ChurnLeakSoakTest {
 
     private void soak(long seconds) throws Exception {
         long started = System.nanoTime();
-        // Publishes keep their payloads in pooled buffers, so a buffer not given back anywhere on their way fails it.
-        try (TestBroker broker = TestBroker.start(dir, java.util.Map.of("pooled_payloads", "true"))) {
+        // The broker's defaults: publishes keep their payloads in payload blocks, so a region not given back anywhere
+        // on their way fails it.
+        try (TestBroker broker = TestBroker.start(dir)) {
             setUp(broker);
             Churn warmUp = new Churn(broker, Duration.ofSeconds(Math.min(5, Math.max(2, seconds / 4))));
             warmUp.run();

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * With {@code pooled_payloads} on, binary publishes keep their payloads in pooled buffers: every
+ * With {@code pooled_payloads} on (the default), binary publishes keep their payloads in payload blocks: every
  * subscriber, live or replaying, small frames or large shared and split ones, gets every byte in order; the broker
  * holds exactly what its memory ring keeps once the subscribers have written everything
  * ({@code felix_pooled_payload_bytes}), and nothing once the stream is deleted. Netty's leak detection runs at PARANOID
@@ -74,8 +74,7 @@ class PooledPayloadsIntegrationTest {
 
     @Test
     void liveAndReplayingSubscribersGetEveryPayload_andTheBrokerHoldsOnlyWhatItsRingKeeps() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir, Map.of("pooled_payloads", "true",
-                "ring_events", Integer.toString(RING_EVENTS)));
+        try (TestBroker broker = TestBroker.start(dir, Map.of("ring_events", Integer.toString(RING_EVENTS))); // defaults
                 FelixClient sub = broker.connect();
                 FelixClient pub = broker.connect()) {
             sub.streams().create(STREAM, StreamSpec.ephemeral(1));
@@ -128,8 +127,8 @@ class PooledPayloadsIntegrationTest {
     }
 
     @Test
-    void byDefault_nothingIsPooled_andDeliveryIsTheSame() throws Exception {
-        try (TestBroker broker = TestBroker.start(dir);
+    void turnedOff_nothingIsPooled_andDeliveryIsTheSame() throws Exception {
+        try (TestBroker broker = TestBroker.start(dir, Map.of("pooled_payloads", "false"));
                 FelixClient c = broker.connect()) {
             c.streams().create(STREAM, StreamSpec.ephemeral(1));
             Subscription s = c.subscribe(SubscribeOptions.of(STREAM));

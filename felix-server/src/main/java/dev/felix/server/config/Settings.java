@@ -90,7 +90,7 @@ public final class Settings {
     public static final Setting<Integer> WATCH_LINGER_US = new Setting<>("watch_linger_us", text(BrokerConfig.DEFAULT_WATCH_LINGER_US),
             "for a cache with at least 32 watches: a watch stream that sent changes less than this many microseconds ago waits until then, so quick changes leave together (0 = never wait)", v -> intRange(v, 0, 1_000_000));
     public static final Setting<Boolean> POOLED_PAYLOADS = new Setting<>("pooled_payloads", text(BrokerConfig.DEFAULT_POOLED_PAYLOADS),
-            "binary publishes keep their payloads in pooled buffers (copied once out of the frame, no heap array per payload; a durable log appends from them) until the memory ring evicts them; false = one heap array per payload", Settings::bool);
+            "binary publishes keep their payloads in payload blocks (copied once out of the frame, no heap array per payload; a durable log appends from them) until the memory ring evicts them; false = one heap array per payload", Settings::bool);
     public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = new Setting<>("shutdown_timeout_ms", millis(BrokerConfig.DEFAULT_SHUTDOWN_TIMEOUT),
             "on SIGTERM: how long in-flight work may take to finish", v -> longRange(v, 0, 3600_000));
 

@@ -3,6 +3,7 @@ package dev.felix.server.protocol;
 import dev.felix.core.stream.LentPayloads;
 import dev.felix.server.protocol.PayloadBlocks.Block;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -112,12 +113,19 @@ final class PooledPayloads extends LentPayloads {
         checkLive();
         dst.ensureWritable(length);
         int at = dst.writerIndex();
+        long dstAddress = dst.hasMemoryAddress() ? dst.memoryAddress() : 0;
         for (int i = partAt(position); length > 0; i++) {
             int n = Math.min(length, endOf(i) - position);
-            // The block's getBytes, not dst.writeBytes(block): a buffer of Netty's adaptive allocator writes from
-            // another buffer through a ByteBuffer view of it made per call, measured at 1.4% of the broker's CPU
-            // at fanout 10; the block copies by memory address.
-            blockOf(i).memory.getBytes(indexOf(i, position), dst, at, n);
+            Block b = blockOf(i);
+            int index = indexOf(i, position);
+            if (b.address != 0 && dstAddress != 0) { // by address (ensureWritable made the room)
+                PlatformDependent.copyMemory(b.address + index, dstAddress + at, n);
+            } else {
+                // The block's getBytes, not dst.writeBytes(block): a buffer of Netty's adaptive allocator writes
+                // from another buffer through a ByteBuffer view of it made per call, measured at 1.4% of the
+                // broker's CPU at fanout 10.
+                b.memory.getBytes(index, dst, at, n);
+            }
             at += n;
             position += n;
             length -= n;

@@ -49,6 +49,32 @@ class PayloadBlocksTest {
     }
 
     @Test
+    void copy_readsTheEventsFromDirectAndHeapFrames_leavesTheFrameAsItWas_andRefusesARangeOutsideIt() {
+        PayloadBlocks blocks = new PayloadBlocks(new SpareBlocks(1 << 10, 8 << 10));
+        for (boolean direct : new boolean[] {true, false}) { // by address, and through buffers
+            ByteBuffer whole = direct ? ByteBuffer.allocateDirect(16 + 104) : ByteBuffer.allocate(16 + 104);
+            whole.position(16);
+            whole.putInt(100);
+            while (whole.hasRemaining()) {
+                whole.put((byte) 7);
+            }
+            ByteBuffer frame = whole.position(10).limit(16 + 104); // the event starts 6 bytes into the frame
+            PooledPayloads p = blocks.copy(frame, 6, 104, held);
+            assertThat(frame.position()).isEqualTo(10);
+            assertThat(frame.limit()).isEqualTo(120);
+            assertEvent(p, 100, (byte) 7);
+            p.release();
+            assertThatThrownBy(() -> blocks.copy(frame, 6, 105, held))
+                    .isInstanceOf(IndexOutOfBoundsException.class);
+            assertThatThrownBy(() -> blocks.copy(frame, -1, 10, held)).isInstanceOf(IndexOutOfBoundsException.class);
+        }
+        assertThat(held.sum()).as("a refused copy holds nothing").isZero();
+        blocks.close();
+        assertThat(blocks.spareBytes()).as("every block back").isEqualTo(8 << 10);
+        assertThat(blocks.trim()).as("the slab freed").isEqualTo(8 << 10);
+    }
+
+    @Test
     void releasedBlocks_areReusedForTheNextCopies_notAllocatedAgain() {
         SpareBlocks spares = new SpareBlocks(1 << 10, 8 << 10); // slabs of eight blocks
         PayloadBlocks blocks = new PayloadBlocks(spares);

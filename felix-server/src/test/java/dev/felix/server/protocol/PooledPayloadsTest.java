@@ -9,6 +9,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import org.junit.jupiter.api.Test;
 
@@ -102,14 +103,17 @@ class PooledPayloadsTest {
         assertThat(seen.toString()).isEqualTo("one two three four five ");
         assertThat(at).isEqualTo(bytes);
 
-        ByteBuf out = alloc.directBuffer();
-        try {
-            all.writeTo(out, 7, (int) bytes - 7 - 8); // from "two" up to just before "five"
-            byte[] written = new byte[out.readableBytes()];
-            out.getBytes(0, written);
-            assertThat(written).isEqualTo(frame(0, "two", "three", "four").array());
-        } finally {
-            out.release();
+        for (ByteBuf out : List.of(alloc.directBuffer(), alloc.heapBuffer())) { // by address, and through buffers
+            try {
+                out.writeBytes(new byte[] {9, 9, 9}); // what a frame's header put before the events
+                all.writeTo(out, 7, (int) bytes - 7 - 8); // from "two" up to just before "five"
+                byte[] written = new byte[out.readableBytes() - 3];
+                out.getBytes(3, written);
+                assertThat(written).isEqualTo(frame(0, "two", "three", "four").array());
+                assertThat(out.getByte(2)).as("what was before is kept").isEqualTo((byte) 9);
+            } finally {
+                out.release();
+            }
         }
 
         ByteBuffer expected = frame(0, "two", "three", "four");
