@@ -209,8 +209,11 @@ public final class FelixServer implements AutoCloseable {
             FelixServer server = new FelixServer(config, broker, metrics, context, quic, http, tls, certFile);
             server.member = member;
             server.relayed = relayed;
-            server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops(), context.payloadBlocks());
-            metrics.bindPayloadBlocks(context.payloadBlocks()::blockBytes);
+            PayloadPressure pressure = new PayloadPressure(broker, context.payloadBlocks(), metrics,
+                    config.pooledPayloadsSlackBytes());
+            server.idleMemory = new IdleMemory(context::connectionCount, quic.eventLoops(), context.payloadBlocks(),
+                    pressure::check);
+            metrics.bindPayloadBlocks(context.payloadBlocks()::blockBytes, context.payloadBlocks()::inUseBytes);
             metrics.bindIdleMemory(server.idleMemory::trims, IdleMemory::nettyDirectMemory,
                     DirectBuffers::largeBuffersCachedBytes);
             metrics.bindHeapSoftMax(HeapSoftMax::current);

@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * The trim runs only when no client is connected, so it never touches the hot path (see {@code docs/operations.md},
  * "Memory when idle"). Apart from it, every {@value PayloadBlocks#SPARE_DECAY_SECONDS} s, payload slabs whose blocks
- * no copy needed in that time are freed ({@link PayloadBlocks#freeUnusedSpares}).
+ * no copy needed in that time are freed ({@link PayloadBlocks#freeUnusedSpares}), and every second the broker's
+ * {@link PayloadPressure} check runs.
  *
  * <p><b>Threads.</b> One daemon timer thread checks every second and runs the trim; the pooled allocator's cache trims
  * and the payload blocks' current blocks run on the event loops (each lets its own go).
@@ -49,6 +50,7 @@ public final class IdleMemory implements AutoCloseable {
     private final IntSupplier connections;
     private final EventLoopGroup eventLoops;
     private final PayloadBlocks payloadBlocks;
+    private final Runnable eachSecond;
     private final ScheduledExecutorService timer;
     private final AtomicLong trims = new AtomicLong();
     private volatile long trimAfterNanos;
@@ -59,9 +61,11 @@ public final class IdleMemory implements AutoCloseable {
     private long busySince = System.nanoTime();
     private boolean trimmedThisIdle;
 
-    IdleMemory(IntSupplier connections, EventLoopGroup eventLoops, PayloadBlocks payloadBlocks) {
+    /** {@code eachSecond} runs on the timer thread before each check (the broker's {@link PayloadPressure}). */
+    IdleMemory(IntSupplier connections, EventLoopGroup eventLoops, PayloadBlocks payloadBlocks, Runnable eachSecond) {
         this.connections = connections;
         this.payloadBlocks = payloadBlocks;
+        this.eachSecond = eachSecond;
         this.eventLoops = eventLoops;
         this.trimAfterNanos = TimeUnit.MILLISECONDS.toNanos(Long.getLong("felix.idle_trim_after_ms",
                 DEFAULT_TRIM_AFTER_SECONDS * 1000));
@@ -94,6 +98,11 @@ public final class IdleMemory implements AutoCloseable {
     }
 
     private void check() {
+        try {
+            eachSecond.run();
+        } catch (RuntimeException | Error e) {
+            LOG.warn("payload memory check failed", e); // logged, not thrown: a task that throws is never run again
+        }
         payloadBlocks.freeUnusedSpares(); // under load too (acts once per window): the spares a burst left
         long now = System.nanoTime();
         if (connections.getAsInt() > 0) {

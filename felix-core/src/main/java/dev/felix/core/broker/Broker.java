@@ -309,6 +309,21 @@ public final class Broker implements AutoCloseable {
         return factory.logConfig(streamConfig);
     }
 
+    /**
+     * Asks every shard in memory to copy into arrays the lent payloads its ring has kept since before
+     * {@code cutoffNanos} ({@link dev.felix.core.stream.Shard#settleLent}); completes with the payload bytes copied.
+     */
+    public CompletableFuture<Long> settleLent(long cutoffNanos) {
+        List<CompletableFuture<Long>> shards = new ArrayList<>();
+        for (Stream s : streams.values()) {
+            for (int i = 0; i < s.shardCount(); i++) {
+                shards.add(s.shard(i).settleLent(cutoffNanos));
+            }
+        }
+        return CompletableFuture.allOf(shards.toArray(CompletableFuture[]::new))
+                .thenApply(v -> shards.stream().mapToLong(CompletableFuture::join).sum());
+    }
+
     /** Every stream in memory, for metrics. */
     public List<Stream> streams() {
         return List.copyOf(streams.values());

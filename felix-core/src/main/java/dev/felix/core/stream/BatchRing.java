@@ -11,7 +11,10 @@ import java.util.Arrays;
  *
  * <p><b>Lent payloads.</b> The ring keeps a batch's own lent reference ({@link EventBatch#lent()}): it gives it back
  * when it evicts the batch or is cleared. A reader of a batch it returns must take its own before the writer moves on
- * ({@link EventBatch#retainLent()}).
+ * ({@link EventBatch#retainLent()}). A lent batch kept long ties up the memory it was lent from beyond its own bytes
+ * (a block of pooled payloads is reused only once every event in it is let go), so the shard may have the ring copy
+ * the payloads of batches kept since before a given time into arrays and give their lent memory back
+ * ({@link #settleLent}).
  *
  * <p><b>Single writer:</b> only the shard's writer thread may call any method.
  */
@@ -24,6 +27,8 @@ final class BatchRing {
     private int size;   // number of batches
     private long events;
     private long bytes;
+    /** Batches held whose payloads are lent. */
+    private int lentBatches;
 
     BatchRing(int maxEvents, long maxBytes) {
         this.maxEvents = maxEvents;
@@ -40,6 +45,9 @@ final class BatchRing {
         }
         slots[(head + size) & (slots.length - 1)] = batch;
         size++;
+        if (batch.lent() != null) {
+            lentBatches++;
+        }
         events += batch.eventCount();
         bytes += batch.payloadBytes();
         while (size > 1 && (events > maxEvents || bytes > maxBytes)) {
@@ -55,8 +63,37 @@ final class BatchRing {
         Arrays.fill(slots, null);
         head = 0;
         size = 0;
+        lentBatches = 0;
         events = 0;
         bytes = 0;
+    }
+
+    /**
+     * Replaces each batch with lent payloads that the shard accepted before {@code cutoffNanos}
+     * ({@link System#nanoTime()}) by a copy in arrays ({@link EventBatch#settled()}), and gives back the ring's lent
+     * reference; what subscribers hold of the old batch they give back themselves. Offsets, counts and bytes are
+     * unchanged. Returns the payload bytes copied.
+     */
+    long settleLent(long cutoffNanos) {
+        long copied = 0;
+        for (int i = 0; i < size && lentBatches > 0; i++) {
+            EventBatch b = at(i);
+            if (b.publishNanos() - cutoffNanos >= 0) {
+                break; // accepted in order: the rest are newer still
+            }
+            if (b.lent() != null) {
+                slots[(head + i) & (slots.length - 1)] = b.settled();
+                lentBatches--;
+                copied += b.payloadBytes();
+                b.releaseLent();
+            }
+        }
+        return copied;
+    }
+
+    /** Batches held whose payloads are lent. */
+    int lentBatches() {
+        return lentBatches;
     }
 
     boolean isEmpty() {
@@ -111,6 +148,9 @@ final class BatchRing {
         size--;
         events -= oldest.eventCount();
         bytes -= oldest.payloadBytes();
+        if (oldest.lent() != null) {
+            lentBatches--;
+        }
         oldest.releaseLent();
     }
 

@@ -201,15 +201,28 @@ public final class EventBatch implements Delivery {
     /** The payloads as an unmodifiable list (no copy of the bytes, unless they are lent). */
     public List<byte[]> payloads() {
         if (lent != null) {
-            byte[][] copies = new byte[count][];
-            int at = from;
-            for (int i = 0; i < count; i++) {
-                copies[i] = lent.payloadAt(at);
-                at += LentPayloads.LENGTH_PREFIX + copies[i].length;
-            }
-            return List.of(copies);
+            return List.of(copiesOfLent());
         }
         return Collections.unmodifiableList(Arrays.asList(payloads).subList(from, from + count));
+    }
+
+    private byte[][] copiesOfLent() {
+        byte[][] copies = new byte[count][];
+        int at = from;
+        for (int i = 0; i < count; i++) {
+            copies[i] = lent.payloadAt(at);
+            at += LentPayloads.LENGTH_PREFIX + copies[i].length;
+        }
+        return copies;
+    }
+
+    /**
+     * This batch with its payloads copied into arrays (this batch when they are arrays already), for a holder that
+     * should no longer keep the lent memory ({@link BatchRing#settleLent}); the caller still gives back its own lent
+     * reference. The copy has the same offsets and acceptance time; its shares are not counted.
+     */
+    EventBatch settled() {
+        return lent == null ? this : new EventBatch(shard, baseOffset, copiesOfLent(), publishNanos);
     }
 
     /** Byte position in {@link #lent} of the {@code i}-th event of this batch. */

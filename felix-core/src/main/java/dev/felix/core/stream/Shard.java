@@ -201,6 +201,22 @@ public final class Shard {
         }
     }
 
+    /**
+     * Has the ring copy into arrays the lent payloads of the batches it has kept since before {@code cutoffNanos}
+     * ({@link System#nanoTime()}; see {@link BatchRing#settleLent}): the broker asks it when the memory its publishes
+     * were lent from is held far beyond the bytes in use. Any thread; runs on the writer. Completes with the payload
+     * bytes copied (0 once the shard is closing).
+     */
+    public CompletableFuture<Long> settleLent(long cutoffNanos) {
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        if (closing) {
+            done.complete(0L);
+            return done;
+        }
+        loop.post(() -> done.complete(closing ? 0L : ring.settleLent(cutoffNanos)));
+        return done;
+    }
+
     /** A snapshot of offsets and counts. */
     public ShardInfo info() {
         if (log != null && !log.isOpen()) {

@@ -217,6 +217,46 @@ class LentPayloadsTest {
     }
 
     @Test
+    void settling_copiesTheRingsOlderLentBatchesIntoArrays_givesTheirMemoryBack_andReplaysReadTheSame() {
+        Shard shard = shard(Fixture.config());
+        Subscription live = subscribe(shard, StartPosition.LATEST, QueuePolicy.BLOCK, ROOMY);
+        Counted old = publish(shard, "o0", "o1");
+        long cutoff = System.nanoTime();
+        Counted young = publish(shard, "y0");
+        EventBatch queued = take(live); // the live share of the old batch, not yet given back
+        assertThat(old.references()).as("the ring's and the live fanout's").isEqualTo(2);
+
+        assertThat(Await.get(shard.settleLent(cutoff))).as("the old batch's payload bytes").isEqualTo(4);
+        assertThat(old.references()).as("the ring let it go; the live share still holds it").isEqualTo(1);
+        assertThat(young.references()).as("accepted after the cutoff: kept lent").isEqualTo(2);
+        assertThat(text(queued.payload(1))).isEqualTo("o1");
+        queued.releaseShare();
+        assertThat(old.references()).isZero();
+
+        Subscription replay = subscribe(shard, StartPosition.EARLIEST, QueuePolicy.BLOCK, ROOMY);
+        // The subscribe completes just before its replay is queued (both on the writer): wait for the queue.
+        Delivery[] polled = new Delivery[1];
+        Await.until("the replay queued", () -> (polled[0] = replay.poll()) != null);
+        assertThat(polled[0]).isInstanceOf(EventBatch.class);
+        EventBatch first = (EventBatch) polled[0];
+        assertThat(first.lent()).as("settled: arrays").isNull();
+        assertThat(first.baseOffset()).isZero();
+        assertThat(first.payloads()).extracting(LentPayloadsTest::text).containsExactly("o0", "o1");
+        first.releaseShare();
+        EventBatch second = take(replay);
+        assertThat(second.lent()).isSameAs(young);
+        assertThat(text(second.payload(0))).isEqualTo("y0");
+        second.releaseShare();
+        take(live).releaseShare();
+
+        assertThat(Await.get(shard.settleLent(System.nanoTime()))).as("the young one, now").isEqualTo(2);
+        assertThat(young.references()).isZero();
+        assertThat(Await.get(shard.settleLent(System.nanoTime()))).as("nothing lent left").isZero();
+        assertThat(shard.info().oldestOffset()).as("offsets unchanged").isZero();
+        assertThat(shard.info().nextOffset()).isEqualTo(3);
+    }
+
+    @Test
     void aReplayFromTheRing_holdsOneReferencePerQueue_untilItsTakerGivesItBack() {
         Shard shard = shard(Fixture.config());
         Counted first = publish(shard, "x0");

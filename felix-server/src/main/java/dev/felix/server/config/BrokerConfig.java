@@ -51,6 +51,7 @@ public record BrokerConfig(
         int quicIoThreads,
         int watchLingerMicros,
         boolean pooledPayloads,
+        long pooledPayloadsSlackBytes,
         Duration shutdownTimeout,
         ClusterConfig cluster) {
 
@@ -83,6 +84,12 @@ public record BrokerConfig(
      * payload, as JSON publishes always have.
      */
     public static final boolean DEFAULT_POOLED_PAYLOADS = true;
+    /**
+     * Default {@code pooled_payloads_slack_bytes}: 32 MiB (one slab). Payload blocks in use beyond twice the payload
+     * bytes held by more than this make the broker copy the payloads rings kept over a second into arrays
+     * ({@code PayloadPressure}).
+     */
+    public static final long DEFAULT_POOLED_PAYLOADS_SLACK_BYTES = 32L << 20;
     /** Default {@code shutdown_timeout_ms}: 10 s. */
     public static final Duration DEFAULT_SHUTDOWN_TIMEOUT = Duration.ofSeconds(10);
 
@@ -155,7 +162,7 @@ public record BrokerConfig(
                 .ingressPolicy(ingressPolicy).connWindowBytes(connWindowBytes).streamWindowBytes(streamWindowBytes)
                 .maxStreams(maxStreams).idleTimeout(idleTimeout).maxUdpPayloadBytes(maxUdpPayloadBytes)
                 .quicIoThreads(quicIoThreads).watchLingerMicros(watchLingerMicros).pooledPayloads(pooledPayloads)
-                .shutdownTimeout(shutdownTimeout)
+                .pooledPayloadsSlackBytes(pooledPayloadsSlackBytes).shutdownTimeout(shutdownTimeout)
                 .cluster(cluster);
     }
 
@@ -290,6 +297,7 @@ public record BrokerConfig(
         private int quicIoThreads;
         private int watchLingerMicros;
         private boolean pooledPayloads;
+        private long pooledPayloadsSlackBytes;
         private Duration shutdownTimeout;
         private ClusterConfig cluster;
 
@@ -479,6 +487,16 @@ public record BrokerConfig(
             return this;
         }
 
+        /**
+         * {@code pooled_payloads_slack_bytes}: how far payload blocks in use may exceed twice the payload bytes held
+         * before the broker copies the payloads rings kept over a second into arrays; default
+         * {@value #DEFAULT_POOLED_PAYLOADS_SLACK_BYTES}.
+         */
+        public Builder pooledPayloadsSlackBytes(long bytes) {
+            this.pooledPayloadsSlackBytes = bytes;
+            return this;
+        }
+
         /** {@code shutdown_timeout_ms}: how long in-flight work may take on SIGTERM; default 10 s. */
         public Builder shutdownTimeout(Duration timeout) {
             this.shutdownTimeout = checkMillis(Settings.SHUTDOWN_TIMEOUT_MS, timeout);
@@ -512,7 +530,7 @@ public record BrokerConfig(
                     autoCreate, shardThreads, inlineWriters, segmentBytes, repairCorruptTail, retentionCheck,
                     storageFlushThreads, ringEvents, ringBytes, writerQueue, subscriberQueue, subscriberQueuePolicy,
                     ingressPolicy, connWindowBytes, streamWindowBytes, maxStreams, idleTimeout, maxUdpPayloadBytes,
-                    quicIoThreads, watchLingerMicros, pooledPayloads, shutdownTimeout, cluster);
+                    quicIoThreads, watchLingerMicros, pooledPayloads, pooledPayloadsSlackBytes, shutdownTimeout, cluster);
         }
     }
 }

@@ -115,6 +115,7 @@ public final class ConfigLoader {
                     .quicIoThreads(r.get(Settings.QUIC_IO_THREADS))
                     .watchLingerMicros(r.get(Settings.WATCH_LINGER_US))
                     .pooledPayloads(r.get(Settings.POOLED_PAYLOADS))
+                    .pooledPayloadsSlackBytes(r.get(Settings.POOLED_PAYLOADS_SLACK_BYTES))
                     .shutdownTimeout(Duration.ofMillis(r.get(Settings.SHUTDOWN_TIMEOUT_MS)))
                     .cluster(cluster)
                     .build();

@@ -91,6 +91,8 @@ public final class Settings {
             "for a cache with at least 32 watches: a watch stream that sent changes less than this many microseconds ago waits until then, so quick changes leave together (0 = never wait)", v -> intRange(v, 0, 1_000_000));
     public static final Setting<Boolean> POOLED_PAYLOADS = new Setting<>("pooled_payloads", text(BrokerConfig.DEFAULT_POOLED_PAYLOADS),
             "binary publishes keep their payloads in payload blocks (copied once out of the frame, no heap array per payload; a durable log appends from them) until the memory ring evicts them; false = one heap array per payload", Settings::bool);
+    public static final Setting<Long> POOLED_PAYLOADS_SLACK_BYTES = new Setting<>("pooled_payloads_slack_bytes", text(BrokerConfig.DEFAULT_POOLED_PAYLOADS_SLACK_BYTES),
+            "payload blocks in use beyond twice the payload bytes held by more than this make the broker copy the payloads memory rings kept over a second into arrays, so the blocks a few long-kept events tie up are reused", v -> longRange(v, 0, Long.MAX_VALUE));
     public static final Setting<Long> SHUTDOWN_TIMEOUT_MS = new Setting<>("shutdown_timeout_ms", millis(BrokerConfig.DEFAULT_SHUTDOWN_TIMEOUT),
             "on SIGTERM: how long in-flight work may take to finish", v -> longRange(v, 0, 3600_000));
 
@@ -166,7 +168,7 @@ public final class Settings {
             REPAIR_CORRUPT_TAIL, RETENTION_CHECK_MS, STORAGE_FLUSH_THREADS, RING_EVENTS, RING_BYTES,
             WRITER_QUEUE_EVENTS, WRITER_QUEUE_BYTES, SUBSCRIBER_QUEUE_EVENTS, SUBSCRIBER_QUEUE_BYTES,
             SUBSCRIBER_QUEUE_POLICY, INGRESS_POLICY, CONN_WINDOW_BYTES, STREAM_WINDOW_BYTES, MAX_STREAMS,
-            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, QUIC_IO_THREADS, WATCH_LINGER_US, POOLED_PAYLOADS, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, RAFT_ADVERTISE, PEER_BIND, ADVERTISE_HOST,
+            IDLE_TIMEOUT_MS, MAX_UDP_PAYLOAD_BYTES, QUIC_IO_THREADS, WATCH_LINGER_US, POOLED_PAYLOADS, POOLED_PAYLOADS_SLACK_BYTES, SHUTDOWN_TIMEOUT_MS, NODE_ID, RAFT_BIND, RAFT_ADVERTISE, PEER_BIND, ADVERTISE_HOST,
             CLUSTER_BOOTSTRAP, CLUSTER_JOIN, CLUSTER_NAME, CLUSTER_CA_CERT, CLUSTER_CA_KEY, CLUSTER_NODE_CERT, CLUSTER_NODE_KEY,
             CLUSTER_HEARTBEAT_MS, CLUSTER_FAILURE_TIMEOUT_MS, CLUSTER_REQUEST_TIMEOUT_MS, CLUSTER_START_TIMEOUT_MS,
             CLUSTER_RELAY_SUBSCRIBE, CLUSTER_RELAY_WORKERS,

@@ -60,6 +60,10 @@ public final class BrokerMetrics implements AutoCloseable {
      * done with them; {@code pooled_payloads}).
      */
     public final LongAdder pooledPayloadBytes = new LongAdder();
+    /** Payload bytes the shards' rings copied out of payload blocks into arrays to let the blocks go. */
+    public final LongAdder payloadSettledBytes = new LongAdder();
+    /** Times the broker asked the shards to do so ({@code PayloadPressure}). */
+    public final LongAdder payloadSettles = new LongAdder();
     /** Times broker ingress paused a publishing stream because its shard's writer queue was full. */
     public final LongAdder ingressPaused = new LongAdder();
     /** Errors the QUIC codec reported on a connection that stayed open (see {@code ConnectionHandler}). */
@@ -307,9 +311,16 @@ public final class BrokerMetrics implements AutoCloseable {
     }
 
     /** Registers the memory of the blocks pooled payloads are copied into ({@code PayloadBlocks}). */
-    public void bindPayloadBlocks(LongSupplier blockBytes) {
+    public void bindPayloadBlocks(LongSupplier blockBytes, LongSupplier inUseBytes) {
         gauge("felix.payload.block.bytes", "memory of the blocks pooled payloads are copied into: this broker's in use,"
                 + " and the process's kept for reuse (freed after 30 s unused, or when the broker is idle)", blockBytes);
+        gauge("felix.payload.block.in.use.bytes", "memory of the payload blocks in use: each holds a region still in"
+                + " use, or is an event loop's current block", inUseBytes);
+        counter("felix.payload.settled.bytes", "payload bytes the rings copied out of payload blocks into arrays, so"
+                + " blocks tied up by a few events kept long could be reused", payloadSettledBytes);
+        counter("felix.payload.settles", "times the broker asked its shards to copy the payloads their rings kept over"
+                + " a second out of payload blocks (blocks in use beyond twice the bytes held plus"
+                + " pooled_payloads_slack_bytes)", payloadSettles);
     }
 
     /**

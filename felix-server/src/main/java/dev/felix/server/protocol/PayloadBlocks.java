@@ -220,6 +220,14 @@ public final class PayloadBlocks implements AutoCloseable {
         return SpareBlocks.SHARED.slabBytes();
     }
 
+    /**
+     * Memory of the process's blocks in use now (bytes; {@code felix_payload_block_in_use_bytes}): each holds at least
+     * one region still in use, or is a thread's current block.
+     */
+    public long inUseBytes() {
+        return spares.inUseBytes();
+    }
+
     /** Memory of the blocks kept for reuse now (bytes). */
     public long spareBytes() {
         return spares.bytes();

@@ -177,6 +177,11 @@ final class SpareBlocks {
         return (long) count * blockBytes;
     }
 
+    /** Memory of the blocks in use now: every slab's but the spares (bytes). */
+    synchronized long inUseBytes() {
+        return (long) slabs.size() * slabBytes - (long) count * blockBytes;
+    }
+
     /** Memory of every slab now, its blocks in use or spare (bytes). */
     synchronized long slabBytes() {
         return (long) slabs.size() * slabBytes;
