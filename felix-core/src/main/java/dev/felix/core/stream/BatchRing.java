@@ -78,15 +78,16 @@ final class BatchRing {
         long copied = 0;
         for (int i = 0; i < size && lentBatches > 0; i++) {
             EventBatch b = at(i);
+            if (b.lent() == null) {
+                continue;
+            }
             if (b.publishNanos() - cutoffNanos >= 0) {
                 break; // accepted in order: the rest are newer still
             }
-            if (b.lent() != null) {
-                slots[(head + i) & (slots.length - 1)] = b.settled();
-                lentBatches--;
-                copied += b.payloadBytes();
-                b.releaseLent();
-            }
+            slots[(head + i) & (slots.length - 1)] = b.settled();
+            lentBatches--;
+            copied += b.payloadBytes();
+            b.releaseLent();
         }
         return copied;
     }
