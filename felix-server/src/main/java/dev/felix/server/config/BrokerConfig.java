@@ -78,10 +78,10 @@ public record BrokerConfig(
     public static final int DEFAULT_WATCH_LINGER_US = 5_000;
     /**
      * Default {@code pooled_payloads}: on. Binary publishes keep their payloads in payload blocks, not one heap array
-     * each (docs/code-layout.md, "Where the payload bytes are copied"): on the benchmark VM it wins in every
-     * throughput cell (1.17-1.29x) with 40-82% less broker allocation per delivery, and is level in latency within
-     * the VM's spread (docs/benchmarks.md, "Payload blocks" and "Pooled payloads by default"). Off: one heap array per
-     * payload, as JSON publishes always have.
+     * each (docs/code-layout.md, "Where the payload bytes are copied"): on the benchmark VM a fifth to three fifths of
+     * the broker's allocation per delivery, latency level or better, throughput level or better but for one cell
+     * within the VM's spread (docs/benchmarks.md, "Payload blocks" and "Pooled payloads by default"). Off: one heap
+     * array per payload, as JSON publishes always have.
      */
     public static final boolean DEFAULT_POOLED_PAYLOADS = true;
     /**
