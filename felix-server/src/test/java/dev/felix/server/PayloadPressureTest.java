@@ -11,11 +11,9 @@ import dev.felix.client.StreamSpec;
 import dev.felix.client.SubscribeOptions;
 import dev.felix.client.Subscription;
 import dev.felix.server.protocol.PayloadBlocks;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -40,11 +38,7 @@ class PayloadPressureTest {
     Path dir;
 
     private static byte[] payload(int i, int size) {
-        byte[] p = new byte[size];
-        Arrays.fill(p, (byte) ('a' + i % 26));
-        byte[] tag = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
-        System.arraycopy(tag, 0, p, 0, Math.min(tag.length, size));
-        return p;
+        return PooledPayloadsIntegrationTest.payload(i, size);
     }
 
     private static double metric(TestBroker broker, String name) {

@@ -40,7 +40,8 @@ class PooledPayloadsIntegrationTest {
     private static final int PAYLOAD = 100;
     private static final Map<String, String> POOLED = Map.of("pooled_payloads", "true");
 
-    private static byte[] payload(int i, int size) {
+    /** {@code size} bytes of one letter, starting with {@code i} in digits: each event tells which it is. */
+    static byte[] payload(int i, int size) {
         byte[] p = new byte[size];
         Arrays.fill(p, (byte) ('a' + i % 26));
         byte[] tag = Integer.toString(i).getBytes(StandardCharsets.UTF_8);
