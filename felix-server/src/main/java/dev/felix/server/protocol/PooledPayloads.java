@@ -73,7 +73,8 @@ final class PooledPayloads extends LentPayloads {
         return new PooledPayloads(null, 0, blocks, starts, ends, held, bytes);
     }
 
-    private int partCount() {
+    /** Parts of this region (merged neighbours in one block are one part). */
+    int parts() {
         return block != null ? 1 : blocks.length;
     }
 
@@ -200,7 +201,7 @@ final class PooledPayloads extends LentPayloads {
         if (now < 0) {
             throw new IllegalStateException("pooled payloads released once too often");
         }
-        for (int i = 0, n = partCount(); i < n; i++) {
+        for (int i = 0, n = parts(); i < n; i++) {
             blockOf(i).release();
         }
         held.add(-bytes);
@@ -211,18 +212,13 @@ final class PooledPayloads extends LentPayloads {
         return REFS.get(this);
     }
 
-    /** Parts of this region (for tests: merged neighbours in one block are one part). */
-    int parts() {
-        return partCount();
-    }
-
     @Override
     public LentPayloads followedBy(LentPayloads[] others) {
-        int n = partCount();
+        int n = parts();
         long total = bytes;
         for (LentPayloads o : others) {
             PooledPayloads p = (PooledPayloads) o;
-            n += p.partCount();
+            n += p.parts();
             total += p.bytes;
         }
         Block[] allBlocks = new Block[n];
@@ -245,7 +241,7 @@ final class PooledPayloads extends LentPayloads {
      * before it in the same block is joined to it, and the use of the block it held is given back.
      */
     private static int addParts(PooledPayloads p, Block[] blocks, int[] starts, int[] ends, int k) {
-        for (int i = 0, n = p.partCount(); i < n; i++) {
+        for (int i = 0, n = p.parts(); i < n; i++) {
             Block b = p.blockOf(i);
             int from = i == 0 ? 0 : p.ends[i - 1];
             int at = p.indexOf(i, from);
