@@ -109,8 +109,9 @@ final class BenchCommand implements Runnable {
     @Command(name = "throughput", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
             description = {"Lossless throughput with every delivery sequence-checked.",
                 "Batch 64, block policies end to end, every delivery counted and sequence-checked at",
-                "every subscriber; runs sized past every buffer; median of fresh runs. Takes 15-25",
-                "minutes (41 runs, each at most 30 s past its warm-up); --quick about a minute."})
+                "every subscriber; runs sized past every buffer; median of fresh runs, after 20 s of",
+                "unmeasured warm-up runs. Takes 15-25 minutes (40 runs, each at most 30 s past its",
+                "warm-up tenth, and the warm-up runs); --quick about a minute."})
     static final class Throughput implements Callable<Integer> {
         @picocli.CommandLine.Mixin
         Common common = new Common();
@@ -124,6 +125,10 @@ final class BenchCommand implements Runnable {
         @Option(names = "--max-seconds", description = "time cap per run after the warm-up (default 30; --quick 5)")
         Integer maxSeconds;
 
+        @Option(names = "--warmup-seconds", description = "unmeasured warm-up runs on the first cell, per system, for "
+                + "at least this long (default 20; --quick 5; 0: one run); every later cell gets one")
+        Integer warmupSeconds;
+
         @Option(names = "--window-mib", description = "in-flight bound for peers without backpressure (default 8)")
         Long windowMib;
 
@@ -134,17 +139,18 @@ final class BenchCommand implements Runnable {
         @Override
         public Integer call() throws Exception {
             quietBrokerLogs();
-            return ThroughputBenchmark.run(options(common, batch, mibPerSub, maxSeconds, windowMib, systems), System.out,
-                    System.err).ok() ? 0 : 1;
+            return ThroughputBenchmark.run(options(common, batch, mibPerSub, maxSeconds, warmupSeconds, windowMib,
+                    systems), System.out, System.err).ok() ? 0 : 1;
         }
 
         static ThroughputBenchmark.Options options(Common c, Integer batch, Long mibPerSub, Integer maxSeconds,
-                Long windowMib, List<String> systems) {
+                Integer warmupSeconds, Long windowMib, List<String> systems) {
             ThroughputBenchmark.Options d = c.quick ? ThroughputBenchmark.Options.quick()
                     : ThroughputBenchmark.Options.defaults();
             return new ThroughputBenchmark.Options(Common.or(c.payloads, d.payloads()), Common.or(c.fanouts, d.fanouts()),
                     Common.or(batch, d.batch()), Common.or(mibPerSub, d.mibPerSubscriber()),
-                    Common.or(maxSeconds, d.maxSeconds()), Common.or(windowMib, d.windowMib()),
+                    Common.or(maxSeconds, d.maxSeconds()), Common.or(warmupSeconds, d.warmupSeconds()),
+                    Common.or(windowMib, d.windowMib()),
                     Common.or(c.runs, d.runs()), c.results, c.settings, systems);
         }
     }
@@ -182,6 +188,10 @@ final class BenchCommand implements Runnable {
         @Option(names = "--max-seconds", description = "throughput: time cap per run (default 30; --quick 3)")
         Integer maxSeconds;
 
+        @Option(names = "--warmup-seconds", description = "throughput: unmeasured warm-up on the first cell, per "
+                + "system, at least this long (default 20; --quick 5; 0: one run); every later cell gets one")
+        Integer warmupSeconds;
+
         @Option(names = "--systems", split = ",", description = "pub/sub systems (default felix,nats-tls,nats,redis-tls,redis; known: ${COMPLETION-CANDIDATES})",
                 completionCandidates = SystemNames.class)
         List<String> systems;
@@ -217,7 +227,8 @@ final class BenchCommand implements Runnable {
                             settings, names),
                     new ThroughputBenchmark.Options(Common.or(throughputPayloads, t.payloads()),
                             Common.or(fanouts, t.fanouts()), t.batch(), Common.or(mibPerSub, t.mibPerSubscriber()),
-                            Common.or(maxSeconds, t.maxSeconds()), t.windowMib(), Common.or(runs, t.runs()), results,
+                            Common.or(maxSeconds, t.maxSeconds()), Common.or(warmupSeconds, t.warmupSeconds()),
+                            t.windowMib(), Common.or(runs, t.runs()), results,
                             settings, names),
                     names, durableNames, results);
         }

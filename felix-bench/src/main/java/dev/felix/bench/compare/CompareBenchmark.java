@@ -56,7 +56,7 @@ public final class CompareBenchmark {
                     new LatencyBenchmark.Options(l.payloads(), l.fanouts(), l.warmup(), l.count(), 5, l.jitWarmup(),
                             RESULTS, Map.of(), Targets.ALL),
                     new ThroughputBenchmark.Options(List.of(256, 1024, 4096), t.fanouts(), t.batch(), 128,
-                            30, t.windowMib(), 5, RESULTS, Map.of(), Targets.ALL),
+                            30, t.warmupSeconds(), t.windowMib(), 5, RESULTS, Map.of(), Targets.ALL),
                     Targets.ALL, Targets.DURABLE, RESULTS);
         }
 
@@ -70,7 +70,8 @@ public final class CompareBenchmark {
             return new Options(
                     new LatencyBenchmark.Options(List.of(256), List.of(1, 10), 500, 2_500, 3, 3_000, RESULTS,
                             Map.of(), Targets.ALL),
-                    new ThroughputBenchmark.Options(List.of(1024), List.of(1, 10), 64, 16, 3, 8, 3, RESULTS,
+                    new ThroughputBenchmark.Options(List.of(1024), List.of(1, 10), 64, 16, 3,
+                            ThroughputBenchmark.Options.QUICK_WARMUP_SECONDS, 8, 3, RESULTS,
                             Map.of(), Targets.ALL),
                     Targets.ALL, List.of("felix-durable", "jetstream"), RESULTS);
         }

@@ -25,6 +25,8 @@ public final class ThroughputBenchmark {
      * @param batch            messages per publish
      * @param mibPerSubscriber run size per subscriber (MiB incl. header)
      * @param maxSeconds       time cap per run past the warm-up
+     * @param warmupSeconds    unmeasured warm-up on the first cell, per system, at least this long (every later cell:
+     *                         one warm-up run)
      * @param windowMib        in-flight bound for peers without backpressure (MiB)
      * @param runs             fresh runs per cell and system
      * @param resultsDir       where the JSON result goes (null: not written)
@@ -32,29 +34,40 @@ public final class ThroughputBenchmark {
      * @param systems          systems to run (see {@link Targets#ALL})
      */
     public record Options(List<Integer> payloads, List<Integer> fanouts, int batch, long mibPerSubscriber,
-            int maxSeconds, long windowMib, int runs, Path resultsDir, Map<String, String> brokerSettings,
-            List<String> systems) {
+            int maxSeconds, int warmupSeconds, long windowMib, int runs, Path resultsDir,
+            Map<String, String> brokerSettings, List<String> systems) {
         public Options {
             if (runs < 1) {
                 throw new IllegalArgumentException("runs must be >= 1");
             }
+            if (warmupSeconds < 0) {
+                throw new IllegalArgumentException("warm-up seconds must not be negative");
+            }
         }
 
-        /** 0/256/1024/4096 B x fanout 1/10, batch 64, 256 MiB per subscriber or 30 s, 5 runs, Felix. */
+        /**
+         * 0/256/1024/4096 B x fanout 1/10, batch 64, 256 MiB per subscriber or 30 s, 20 s of warm-up, 5 runs,
+         * Felix.
+         */
         public static Options defaults() {
-            return new Options(List.of(0, 256, 1024, 4096), List.of(1, 10), 64, 256, 30, 8, 5,
+            return new Options(List.of(0, 256, 1024, 4096), List.of(1, 10), 64, 256, 30, DEFAULT_WARMUP_SECONDS, 8, 5,
                     Path.of("bench/results"), Map.of(), List.of("felix"));
         }
 
         /** A short run for a first look: too small to be past every buffer, and flagged so. */
         public static Options quick() {
-            return new Options(List.of(1024), List.of(1, 10), 64, 32, 5, 8, 3, Path.of("bench/results"), Map.of(),
-                    List.of("felix"));
+            return new Options(List.of(1024), List.of(1, 10), 64, 32, 5, QUICK_WARMUP_SECONDS, 8, 3,
+                    Path.of("bench/results"), Map.of(), List.of("felix"));
         }
+
+        /** Warm-up on the first cell of a full run: the JIT settles within it on 2 busy cores. */
+        public static final int DEFAULT_WARMUP_SECONDS = 20;
+        /** Warm-up on the first cell of a quick run. */
+        public static final int QUICK_WARMUP_SECONDS = 5;
 
         public ThroughputWorkload workload() {
             return new ThroughputWorkload(new ThroughputWorkload.Options(batch, mibPerSubscriber, maxSeconds,
-                    windowMib << 20, 30));
+                    windowMib << 20, 30, warmupSeconds));
         }
 
         public List<Cell> cells() {

@@ -56,22 +56,19 @@ public final class Suite {
         }
         Workload warm = workload.warmupVariant();
         boolean warmUp = warm != null && !cells.isEmpty();
-        int steps = (warmUp ? available.size() : 0) + cells.size() * runs * available.size();
+        int warmCells = !warmUp ? 0 : workload.warmupEachCell() ? cells.size() : 1;
+        int steps = (warmCells + cells.size() * runs) * available.size();
         ProgressLine line = new ProgressLine(progress, workload.name(), steps, "runs");
-        if (warmUp) {
-            for (TargetFactory f : available) {
-                // Unmeasured: compiles this JVM's hot paths (Felix's broker and every client) before timing.
-                RunResult r = runOnce(warm, f, cells.get(0), line.step(f.name() + " warm-up", 100));
-                if (!r.ok()) {
-                    line.message("warm-up run of " + f.name() + " failed: "
-                            + (r.failure() != null ? r.failure() : r.sequence()));
-                }
-            }
-        }
         Map<String, CellSummary> byKey = new LinkedHashMap<>();
-        for (Cell cell : cells) {
+        for (int c = 0; c < cells.size(); c++) {
+            Cell cell = cells.get(c);
             for (TargetFactory f : available) {
                 byKey.put(f.name() + "|" + cell, new CellSummary(f.name(), cell, new ArrayList<>()));
+            }
+            if (c < warmCells) {
+                for (TargetFactory f : available) {
+                    warmUp(warm, f, cell, c == 0 ? workload.warmupSeconds() : 0, line);
+                }
             }
             for (int run = 1; run <= runs; run++) {
                 for (TargetFactory f : available) {
@@ -91,6 +88,35 @@ public final class Suite {
         }
         return new Outcome(workload, available.stream().map(TargetFactory::name).toList(), skipped,
                 List.copyOf(byKey.values()));
+    }
+
+    /** Most warm-up runs of one system in one cell, however short they are. */
+    static final int MAX_WARMUP_RUNS = 50;
+
+    /**
+     * Unmeasured runs of {@code warm} on {@code cell}, each on a freshly started system like a measured run: at least
+     * one, and more until {@code seconds} have passed (at most {@link #MAX_WARMUP_RUNS}). They compile this JVM's hot
+     * paths (Felix's broker and every client, peers' clients included) before anything is timed; on two busy cores
+     * the JIT takes seconds of load to settle, and measured runs before that rate the compiler, not the system.
+     */
+    static int warmUp(Workload warm, TargetFactory f, Cell cell, double seconds, ProgressLine line) {
+        long until = System.nanoTime() + (long) (seconds * 1e9);
+        Progress progress = line.step(String.format("%s warm-up payload=%d fanout=%d", f.name(), cell.payload(),
+                cell.fanout()), 100);
+        int done = 0;
+        do {
+            RunResult r = runOnce(warm, f, cell, progress);
+            done++;
+            if (!r.ok()) {
+                line.message("warm-up run of " + f.name() + " failed: "
+                        + (r.failure() != null ? r.failure() : r.sequence()));
+                break; // a system that cannot run this cell is reported by its measured runs
+            }
+            if (done > 1) {
+                line.detail("warm-up run " + done);
+            }
+        } while (System.nanoTime() < until && done < MAX_WARMUP_RUNS);
+        return done;
     }
 
     /** One run on a freshly started system; any exception becomes a failed run, never an aborted suite. */

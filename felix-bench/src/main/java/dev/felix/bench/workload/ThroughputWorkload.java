@@ -38,11 +38,17 @@ public final class ThroughputWorkload implements Workload {
      *                           size was not reached
      * @param windowBytes        in-flight bound for systems without backpressure
      * @param stallSeconds       a run fails when no subscriber received anything for this long
+     * @param warmupSeconds      unmeasured warm-up runs on the first cell last at least this long per system (0: one
+     *                           run); every later cell gets one
      */
-    public record Options(int batch, long mibPerSubscriber, int maxSeconds, long windowBytes, int stallSeconds) {
+    public record Options(int batch, long mibPerSubscriber, int maxSeconds, long windowBytes, int stallSeconds,
+            int warmupSeconds) {
         public Options {
             if (batch < 1 || mibPerSubscriber < 1 || maxSeconds < 1 || windowBytes < 1 || stallSeconds < 1) {
                 throw new IllegalArgumentException("every throughput option must be positive");
+            }
+            if (warmupSeconds < 0) {
+                throw new IllegalArgumentException("warm-up seconds must not be negative");
             }
         }
     }
@@ -94,16 +100,31 @@ public final class ThroughputWorkload implements Workload {
         m.put("max_seconds", options.maxSeconds());
         m.put("window_bytes_without_backpressure", options.windowBytes());
         m.put("header_bytes", Stamp.BYTES);
+        m.put("warmup_seconds_first_cell", options.warmupSeconds());
         return m;
     }
 
     @Override
     public Workload warmupVariant() {
-        // At most 16 MiB and as long as a measured run may last (at most 5 s): enough for the JIT, and never
-        // longer than the runs it prepares.
-        return warmupOnly ? null : new ThroughputWorkload(new Options(options.batch(),
-                Math.max(1, Math.min(16, options.mibPerSubscriber())), Math.min(5, options.maxSeconds()),
-                options.windowBytes(), options.stallSeconds()), true);
+        // The size of a measured run, at most 5 s of it; repeated on the first cell until warmupSeconds have passed,
+        // once on every later cell.
+        return warmupOnly ? null : new ThroughputWorkload(new Options(options.batch(), options.mibPerSubscriber(),
+                Math.min(5, options.maxSeconds()), options.windowBytes(), options.stallSeconds(), 0), true);
+    }
+
+    /**
+     * Measured on 2 cores (docs/benchmarks.md, "Warm-up"): after one 16 MiB warm-up run, the first two measured runs at
+     * 1 KiB fanout 10 were up to half as fast as the later ones, whichever payload path the broker took; the JIT
+     * compiles under this load for 10-20 s.
+     */
+    @Override
+    public double warmupSeconds() {
+        return options.warmupSeconds();
+    }
+
+    @Override
+    public boolean warmupEachCell() {
+        return true;
     }
 
     /**

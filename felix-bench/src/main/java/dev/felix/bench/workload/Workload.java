@@ -25,8 +25,21 @@ public interface Workload {
     /** Sizes and settings for the JSON record. */
     Map<String, Object> settings();
 
-    /** A smaller variant run once per system before measuring, so the JIT has compiled the path. */
+    /**
+     * A smaller variant run unmeasured per system before measuring (on the first cell, or on each: {@link
+     * #warmupEachCell}), so the JIT has compiled the path; null for none.
+     */
     Workload warmupVariant();
+
+    /** How long the warm-up runs on the first cell last at least, per system (0: one run). */
+    default double warmupSeconds() {
+        return 0;
+    }
+
+    /** Whether every cell, not only the first, gets one warm-up run per system before its measured runs. */
+    default boolean warmupEachCell() {
+        return false;
+    }
 
     /** One run on {@code target}, publishing to a topic no earlier run used. */
     RunResult run(Target target, Cell cell, String topic, Progress progress) throws Exception;

@@ -34,9 +34,9 @@ class BenchCliTest {
         Set<String> common = Set.of("--quick", "--payload", "--fanout", "--runs", "--results", "--set");
         SURFACE.put("latency", union(help, common, Set.of("--warmup", "--count", "--jit-warmup", "--systems")));
         SURFACE.put("throughput", union(help, common,
-                Set.of("--batch", "--mib-per-sub", "--max-seconds", "--window-mib", "--systems")));
+                Set.of("--batch", "--mib-per-sub", "--max-seconds", "--warmup-seconds", "--window-mib", "--systems")));
         SURFACE.put("compare", union(help, Set.of("--quick", "--runs", "--latency-payload", "--throughput-payload",
-                "--fanout", "--count", "--mib-per-sub", "--max-seconds", "--systems", "--durable", "--results",
+                "--fanout", "--count", "--mib-per-sub", "--max-seconds", "--warmup-seconds", "--systems", "--durable", "--results",
                 "--set")));
         SURFACE.put("watch", union(help, Set.of("--quick", "--watchers", "--keys", "--runs", "--systems", "--rate",
                 "--results", "--set")));

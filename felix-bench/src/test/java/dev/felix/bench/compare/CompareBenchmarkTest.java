@@ -40,8 +40,8 @@ class CompareBenchmarkTest {
         LatencyBenchmark.Options latency = new LatencyBenchmark.Options(List.of(16), List.of(1, 2), 10, 100, 1, 0,
                 results, Map.of(), systems);
         // Throughput: 1 MiB to each of 2 subscribers, batch 16, 1 MiB in flight for NATS, one run.
-        ThroughputBenchmark.Options throughput = new ThroughputBenchmark.Options(List.of(64), List.of(2), 16, 1, 5, 1,
-                1, results, Map.of(), systems);
+        ThroughputBenchmark.Options throughput = new ThroughputBenchmark.Options(List.of(64), List.of(2), 16, 1, 5, 0,
+                1, 1, results, Map.of(), systems);
         CompareBenchmark.Options options = new CompareBenchmark.Options(latency, throughput, systems,
                 List.of("felix-durable", "jetstream"), results);
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -6,6 +6,7 @@ import dev.felix.bench.common.Progress;
 import dev.felix.bench.common.Stamp;
 import dev.felix.bench.system.FelixTarget;
 import dev.felix.bench.system.Target;
+import dev.felix.bench.system.TargetFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +21,7 @@ class WorkloadTest {
 
     /** 1 MiB per subscriber, batch 16, 1 s stall limit. */
     private static ThroughputWorkload tinyThroughput() {
-        return new ThroughputWorkload(new ThroughputWorkload.Options(16, 1, 5, 64 << 10, 1));
+        return new ThroughputWorkload(new ThroughputWorkload.Options(16, 1, 5, 64 << 10, 1, 0));
     }
 
     private static Progress progress() {
@@ -44,7 +45,7 @@ class WorkloadTest {
     @Test
     void throughput_runSizedAtTheValidityThreshold_isNotShortOfIt() {
         // 128 MiB is not a whole number of 4,112-byte messages: rounding down left runs 2 KiB short and flagged.
-        ThroughputWorkload w = new ThroughputWorkload(new ThroughputWorkload.Options(64, 128, 30, 8 << 20, 30));
+        ThroughputWorkload w = new ThroughputWorkload(new ThroughputWorkload.Options(64, 128, 30, 8 << 20, 30, 0));
         for (int payload : List.of(0, 256, 1024, 4096)) {
             long bytes = w.messagesFor(new Cell(payload, 1)) * (Stamp.BYTES + payload);
             assertThat(bytes).as("payload %d", payload).isGreaterThanOrEqualTo(ThroughputWorkload.VALID_BYTES_PER_SUBSCRIBER);
@@ -100,6 +101,52 @@ class WorkloadTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         SuiteReport.printMedians(o, 2, new PrintStream(out, true, StandardCharsets.UTF_8));
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("FAILED").contains("ok (");
+    }
+
+    @Test
+    void suite_warmsTheFirstCellUpForItsSeconds_thenEveryLaterCellOnce() {
+        List<Cell> cells = List.of(new Cell(16, 1), new Cell(64, 2));
+        List<Long> starts = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TargetFactory counted = counting(FakeTarget.factory("felix", -1, true), starts);
+
+        // No warm-up time: one warm-up run per cell, then the measured run.
+        Suite.Outcome once = Suite.run(new ThroughputWorkload(new ThroughputWorkload.Options(16, 1, 5, 64 << 10, 1, 0)),
+                List.of(counted), cells, 1, QUIET);
+        assertThat(once.ok()).isTrue();
+        assertThat(starts).hasSize(4);
+
+        // One second: the first cell's warm-up runs repeat until it has passed, and only then is a run measured.
+        starts.clear();
+        long begun = System.nanoTime();
+        Suite.Outcome warmed = Suite.run(new ThroughputWorkload(new ThroughputWorkload.Options(16, 1, 5, 64 << 10, 1, 1)),
+                List.of(counted), cells, 1, QUIET);
+        assertThat(warmed.ok()).isTrue();
+        int warmUps = starts.size() - 3; // the rest: the first cell's measured run, the second cell's warm-up and run
+        assertThat(warmUps).isGreaterThanOrEqualTo(1);
+        long firstMeasured = starts.get(warmUps);
+        assertThat(firstMeasured - begun).isGreaterThanOrEqualTo(java.util.concurrent.TimeUnit.SECONDS.toNanos(1));
+        assertThat(warmed.find("felix", cells.get(0)).runs()).hasSize(1); // warm-ups are not measured runs
+    }
+
+    /** {@code factory}, noting when each system is started (each run starts one) in {@code starts}. */
+    private static TargetFactory counting(TargetFactory factory, List<Long> starts) {
+        return new TargetFactory() {
+            @Override
+            public String name() {
+                return factory.name();
+            }
+
+            @Override
+            public String unavailable() {
+                return null;
+            }
+
+            @Override
+            public Target start() throws Exception {
+                starts.add(System.nanoTime());
+                return factory.start();
+            }
+        };
     }
 
     @Test
