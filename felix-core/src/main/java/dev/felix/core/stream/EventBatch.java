@@ -2,6 +2,7 @@ package dev.felix.core.stream;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
@@ -266,6 +267,43 @@ public final class EventBatch implements Delivery {
                     end - from - (long) LentPayloads.LENGTH_PREFIX * n, publishNanos);
         }
         return new EventBatch(shard, baseOffset, payloads, null, from, n, sum(payloads, from, n), publishNanos);
+    }
+
+    /**
+     * This batch cut into consecutive parts (views, no copy; this batch itself when it fits whole), each of as many
+     * events as fit {@code maxBytes} with every event counted as its payload plus {@code perEvent} bytes (a frame's
+     * length prefix), and at least one event. Reads each lent event's length once: cutting with {@link #from} and
+     * {@link #first} walks a lent batch from its first event for every part.
+     */
+    public List<EventBatch> split(long maxBytes, int perEvent) {
+        List<EventBatch> parts = new ArrayList<>(2);
+        int start = 0; // the current part's first event, its position (lent) and its payload bytes so far
+        int startAt = from;
+        long bytes = 0;
+        int at = from;
+        for (int i = 0; i < count; i++) {
+            int length = lent != null ? lent.lengthAt(at) : payloads[from + i].length;
+            if (i > start && bytes + length + (long) perEvent * (i - start + 1) > maxBytes) {
+                parts.add(part(start, i - start, startAt, bytes));
+                start = i;
+                startAt = lent != null ? at : from + i;
+                bytes = 0;
+            }
+            bytes += length;
+            if (lent != null) {
+                at += LentPayloads.LENGTH_PREFIX + length;
+            }
+        }
+        parts.add(part(start, count - start, startAt, bytes));
+        return parts;
+    }
+
+    /** The view of {@code n} events from the {@code skip}-th, which lies at {@code at} and carries {@code bytes}. */
+    private EventBatch part(int skip, int n, int at, long bytes) {
+        if (skip == 0 && n == count) {
+            return this;
+        }
+        return new EventBatch(shard, baseOffset + skip, payloads, lent, at, n, bytes, publishNanos);
     }
 
     /**

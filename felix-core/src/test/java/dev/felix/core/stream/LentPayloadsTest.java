@@ -39,6 +39,8 @@ class LentPayloadsTest {
     static final class Counted extends LentPayloads {
         final byte[] region;
         final AtomicInteger refs = new AtomicInteger(1);
+        /** Lengths read so far. */
+        final AtomicInteger lengthReads = new AtomicInteger();
         /** Regions merged into this one: their references are this one's now. */
         final List<Counted> merged = new ArrayList<>();
 
@@ -66,6 +68,7 @@ class LentPayloadsTest {
         @Override
         public int lengthAt(int position) {
             live();
+            lengthReads.incrementAndGet();
             return ByteBuffer.wrap(region).getInt(position);
         }
 
@@ -183,6 +186,37 @@ class LentPayloadsTest {
         assertThat(head.payloads()).extracting(LentPayloadsTest::text).containsExactly("a", "bb");
         assertThatThrownBy(batch::payloadArray).isInstanceOf(IllegalStateException.class);
         assertThat(region.references()).as("reading takes no reference").isEqualTo(1);
+    }
+
+    @Test
+    void split_cutsALentBatchLikeOneOfArrays_readingEachLengthOnce() {
+        String[] events = {"a", "bb", "ccc", "dddd", "e", "ffffff", "gg"};
+        Counted region = Counted.of(events);
+        EventBatch lent = EventBatch.lent(0, 100, region, events.length, 19, 0);
+        EventBatch arrays = new EventBatch(0, 100, java.util.Arrays.stream(events)
+                .map(e -> e.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new), 0);
+
+        // At most 13 bytes a part, each event counted with 4 more: a + bb (11; ccc would make 18) | ccc (dddd would
+        // make 15) | dddd + e (13) | ffffff (10; gg would make 16) | gg.
+        for (EventBatch batch : List.of(lent, arrays)) {
+            region.lengthReads.set(0);
+            List<EventBatch> parts = batch.split(13, 4);
+            if (batch == lent) {
+                assertThat(region.lengthReads).as("each length read once").hasValue(events.length);
+            }
+            assertThat(parts).extracting(EventBatch::baseOffset).containsExactly(100L, 102L, 103L, 105L, 106L);
+            assertThat(parts).extracting(p -> p.payloads().stream().map(LentPayloadsTest::text).toList())
+                    .containsExactly(List.of("a", "bb"), List.of("ccc"), List.of("dddd", "e"), List.of("ffffff"),
+                            List.of("gg"));
+            assertThat(parts).extracting(EventBatch::payloadBytes).containsExactly(3L, 3L, 5L, 6L, 2L);
+        }
+        // An event larger than the bound goes alone; a batch that fits is returned whole, not copied.
+        assertThat(lent.split(5, 4)).hasSize(7);
+        assertThat(lent.split(1 << 20, 4)).containsExactly(lent);
+        assertThat(arrays.split(1 << 20, 4)).containsExactly(arrays);
+        assertThat(lent.from(103).split(8, 4)).extracting(EventBatch::baseOffset).containsExactly(103L, 104L, 105L,
+                106L);
+        assertThat(region.references()).as("views take no reference").isEqualTo(1);
     }
 
     @Test

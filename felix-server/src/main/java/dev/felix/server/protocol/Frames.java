@@ -3,7 +3,6 @@ package dev.felix.server.protocol;
 import dev.felix.core.ErrorCode;
 import dev.felix.core.FelixError;
 import dev.felix.core.stream.EventBatch;
-import dev.felix.core.stream.LentPayloads;
 import dev.felix.transport.FrameBatch;
 import dev.felix.transport.FrameDecoder;
 import dev.felix.wire.Capabilities;
@@ -17,6 +16,7 @@ import io.netty.buffer.CompositeByteBuf;
 import io.netty.buffer.Unpooled;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.List;
 
 /** Wire encoding helpers shared by the broker's handlers. Stateless. */
 final class Frames {
@@ -244,58 +244,12 @@ final class Frames {
         return batch.payloadBytes() + (long) EventBatchEncoder.PAYLOAD_LENGTH_PREFIX * batch.eventCount();
     }
 
-    /** {@code batch} cut into the consecutive parts its frames carry ({@link #eventsInFrame}); views, no copy. */
-    private static ArrayList<EventBatch> parts(EventBatch batch) {
-        ArrayList<EventBatch> parts = new ArrayList<>();
-        for (int at = 0; at < batch.eventCount(); ) {
-            int n = eventsInFrame(batch, at);
-            parts.add(batch.from(batch.baseOffset() + at).first(n));
-            at += n;
-        }
-        return parts;
-    }
-
     /**
-     * How many events of {@code batch}, from its {@code from}-th, one frame carries: as many as fit
-     * {@link #FRAME_SPLIT_BYTES}, and at least one.
+     * {@code batch} cut into the consecutive parts its frames carry: as many events as fit {@link #FRAME_SPLIT_BYTES}
+     * with their length prefixes, and at least one; views, no copy.
      */
-    static int eventsInFrame(EventBatch batch, int from) {
-        if (batch.lent() != null) {
-            return lentEventsInFrame(batch, from);
-        }
-        byte[][] payloads = batch.payloadArray();
-        int base = batch.arrayFrom();
-        long bytes = 0;
-        int n = 0;
-        for (int i = from; i < batch.eventCount(); i++) {
-            bytes += EventBatchEncoder.PAYLOAD_LENGTH_PREFIX + payloads[base + i].length;
-            if (n > 0 && bytes > FRAME_SPLIT_BYTES) {
-                break;
-            }
-            n++;
-        }
-        return n;
-    }
-
-    /** {@link #eventsInFrame} for lent payloads: their lengths read where they lie. */
-    private static int lentEventsInFrame(EventBatch batch, int from) {
-        LentPayloads lent = batch.lent();
-        int at = batch.lentPosition();
-        for (int i = 0; i < from; i++) {
-            at += LentPayloads.LENGTH_PREFIX + lent.lengthAt(at);
-        }
-        long bytes = 0;
-        int n = 0;
-        for (int i = from; i < batch.eventCount(); i++) {
-            int len = lent.lengthAt(at);
-            bytes += EventBatchEncoder.PAYLOAD_LENGTH_PREFIX + len;
-            if (n > 0 && bytes > FRAME_SPLIT_BYTES) {
-                break;
-            }
-            at += LentPayloads.LENGTH_PREFIX + len;
-            n++;
-        }
-        return n;
+    private static List<EventBatch> parts(EventBatch batch) {
+        return batch.split(FRAME_SPLIT_BYTES, EventBatchEncoder.PAYLOAD_LENGTH_PREFIX);
     }
 
     /** Appends the events of a batch with lent payloads to {@code dst}, as they lie: lengths and bytes, one copy. */
@@ -321,7 +275,7 @@ final class Frames {
         if (fitsOneFrame(b)) {
             return new byte[][] {encode(b, withOffsets)};
         }
-        ArrayList<EventBatch> parts = parts(b);
+        List<EventBatch> parts = parts(b);
         byte[][] frames = new byte[parts.size()][];
         for (int i = 0; i < frames.length; i++) {
             frames[i] = encode(parts.get(i), withOffsets);

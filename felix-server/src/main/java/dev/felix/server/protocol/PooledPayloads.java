@@ -33,6 +33,8 @@ final class PooledPayloads extends LentPayloads {
 
     private static final AtomicIntegerFieldUpdater<PooledPayloads> REFS =
             AtomicIntegerFieldUpdater.newUpdater(PooledPayloads.class, "refs");
+    /** Whether an int may be read at any address (lengths lie wherever the previous event ended). */
+    private static final boolean UNALIGNED = PlatformDependent.isUnaligned();
 
     /** The block of a region in one part, else null. */
     private final Block block;
@@ -139,7 +141,13 @@ final class PooledPayloads extends LentPayloads {
         checkLive();
         int i = partAt(position);
         if (endOf(i) - position >= LENGTH_PREFIX) {
-            return blockOf(i).memory.getInt(indexOf(i, position));
+            Block b = blockOf(i);
+            int index = indexOf(i, position);
+            if (b.address != 0 && UNALIGNED) { // by address: through the block's slice, a read was four calls deep
+                int value = PlatformDependent.getInt(b.address + index);
+                return PlatformDependent.BIG_ENDIAN_NATIVE_ORDER ? value : Integer.reverseBytes(value);
+            }
+            return b.memory.getInt(index);
         }
         int value = 0; // the prefix spans the seam between two parts
         for (int k = 0; k < LENGTH_PREFIX; k++, position++) {
