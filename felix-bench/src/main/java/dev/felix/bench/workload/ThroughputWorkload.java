@@ -113,9 +113,9 @@ public final class ThroughputWorkload implements Workload {
     }
 
     /**
-     * Measured on 2 cores (docs/benchmarks.md, "Warm-up"): after one 16 MiB warm-up run, the first two measured runs at
-     * 1 KiB fanout 10 were up to half as fast as the later ones, whichever payload path the broker took; the JIT
-     * compiles under this load for 10-20 s.
+     * Measured on 2 cores (docs/benchmarks.md, "Warm-up by time"): after one 16 MiB warm-up run, the first two
+     * measured runs at 1 KiB fanout 10 were up to half as fast as the later ones, whichever payload path the broker
+     * took; the JIT compiles under this load for 20-30 s.
      */
     @Override
     public double warmupSeconds() {

@@ -26,8 +26,8 @@ public interface Workload {
     Map<String, Object> settings();
 
     /**
-     * A smaller variant run unmeasured per system before measuring (on the first cell, or on each: {@link
-     * #warmupEachCell}), so the JIT has compiled the path; null for none.
+     * A variant (smaller, or capped shorter) run unmeasured per system before measuring (on the first cell, or on
+     * each: {@link #warmupEachCell}), so the JIT has compiled the path; null for none.
      */
     Workload warmupVariant();
 
