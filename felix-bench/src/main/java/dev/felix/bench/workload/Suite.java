@@ -99,7 +99,7 @@ public final class Suite {
      * paths (Felix's broker and every client, peers' clients included) before anything is timed; on two busy cores
      * the JIT takes seconds of load to settle, and measured runs before that rate the compiler, not the system.
      */
-    static int warmUp(Workload warm, TargetFactory f, Cell cell, double seconds, ProgressLine line) {
+    static void warmUp(Workload warm, TargetFactory f, Cell cell, double seconds, ProgressLine line) {
         long until = System.nanoTime() + (long) (seconds * 1e9);
         Progress progress = line.step(String.format("%s warm-up payload=%d fanout=%d", f.name(), cell.payload(),
                 cell.fanout()), 100);
@@ -116,7 +116,6 @@ public final class Suite {
                 line.detail("warm-up run " + done);
             }
         } while (System.nanoTime() < until && done < MAX_WARMUP_RUNS);
-        return done;
     }
 
     /** One run on a freshly started system; any exception becomes a failed run, never an aborted suite. */

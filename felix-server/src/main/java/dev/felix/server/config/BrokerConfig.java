@@ -79,9 +79,10 @@ public record BrokerConfig(
     /**
      * Default {@code pooled_payloads}: on. Binary publishes keep their payloads in payload blocks, not one heap array
      * each (docs/code-layout.md, "Where the payload bytes are copied"): on the benchmark VM a fifth to three fifths of
-     * the broker's allocation per delivery, latency level or better, throughput level or better but for one cell
-     * within the VM's spread (docs/benchmarks.md, "Payload blocks" and "Pooled payloads by default"). Off: one heap
-     * array per payload, as JSON publishes always have.
+     * the broker's allocation per delivery, latency level or better, throughput level or faster at 4 KiB but not
+     * faster at 1 KiB once the JVM is warm (0.76-0.92x in three of four rounds at fanout 10; docs/benchmarks.md,
+     * "Pooled payloads by default" and "Warm-up by time"). Off: one heap array per payload, as JSON publishes always
+     * have.
      */
     public static final boolean DEFAULT_POOLED_PAYLOADS = true;
     /**
