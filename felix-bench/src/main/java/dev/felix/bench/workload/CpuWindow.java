@@ -1,6 +1,7 @@
 package dev.felix.bench.workload;
 
 import dev.felix.bench.common.CpuClock;
+import dev.felix.bench.common.UdpDrops;
 import dev.felix.bench.system.Target;
 
 /**
@@ -17,11 +18,13 @@ final class CpuWindow {
     private volatile long wall0;
     private volatile long allocated0 = -1;
     private volatile long brokerAllocated0 = -1;
+    private volatile long udpDrops0 = -1;
     private long allocatedBytes = -1;
     private long brokerAllocatedBytes = -1;
     private long totalNanos = -1;
     private long brokerNanos = -1;
     private double foreignShare = Double.NaN;
+    private long udpDrops = -1;
 
     CpuWindow(Target target) {
         this.target = target;
@@ -34,12 +37,17 @@ final class CpuWindow {
         broker0 = target.brokerCpuNanos();
         brokerAllocated0 = target.brokerAllocatedBytes();
         allocated0 = CpuClock.allocatedBytes(name -> true);
+        udpDrops0 = UdpDrops.sinceBoot();
         process0 = CpuClock.process();
     }
 
     /** Marks the end. */
     void stop() {
         long process1 = CpuClock.process();
+        long udpDrops1 = UdpDrops.sinceBoot();
+        if (udpDrops0 >= 0 && udpDrops1 >= 0) {
+            udpDrops = udpDrops1 - udpDrops0;
+        }
         long allocated1 = CpuClock.allocatedBytes(name -> true);
         long brokerAllocated1 = target.brokerAllocatedBytes();
         if (allocated0 >= 0 && allocated1 >= 0) {
@@ -74,6 +82,15 @@ final class CpuWindow {
      */
     double foreignShare() {
         return foreignShare;
+    }
+
+    /**
+     * UDP datagrams the kernel dropped on full receive buffers over the window, machine-wide ({@link UdpDrops}; -1
+     * if unknown). QUIC resends them, so nothing is lost, but each drop costs its connection a resend and a
+     * congestion-window cut: a run with drops shows why it was slower.
+     */
+    long udpDrops() {
+        return udpDrops;
     }
 
     long totalNanos() {

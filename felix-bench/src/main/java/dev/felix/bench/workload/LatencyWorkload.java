@@ -159,6 +159,7 @@ public final class LatencyWorkload implements Workload {
         detail.put("latency_samples", delivery.getTotalCount());
         detail.put("gc_collections", gc == null ? 0 : gc.count());
         detail.put("other_processes_cpu_share", cpu.foreignShare());
+        detail.put("udp_receive_buffer_drops", cpu.udpDrops());
         String failure = complete ? null
                 : "stalled: subscribers did not receive all " + total + " messages within "
                         + options.stallSeconds() + " s of the last delivery";

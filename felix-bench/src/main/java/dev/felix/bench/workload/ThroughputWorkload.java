@@ -263,6 +263,7 @@ public final class ThroughputWorkload implements Workload {
         detail.put("timed_seconds", seconds);
         detail.put("gc_collections", gc == null ? 0 : gc.count());
         detail.put("other_processes_cpu_share", cpu.foreignShare());
+        detail.put("udp_receive_buffer_drops", cpu.udpDrops());
         // Past 2x the largest in-flight buffer, or a long enough steady state: otherwise buffering may
         // pass for throughput and the figure is flagged.
         detail.put("sized_past_buffers", bytesPerSub >= VALID_BYTES_PER_SUBSCRIBER || seconds >= VALID_SECONDS);

@@ -1,11 +1,18 @@
 package dev.felix.bench.workload;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.felix.bench.common.UdpDrops;
 import dev.felix.bench.system.Target;
 import dev.felix.bench.system.TargetFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -42,6 +49,30 @@ class CpuWindowTest {
         assertThat(inProcess.brokerNanos()).isEqualTo(1_000_000_000L);
         // Already inside this process's CPU: counting it again would double it.
         assertThat(inProcess.totalNanos()).isLessThan(1_000_000_000L);
+    }
+
+    @Test
+    void countsTheUdpDatagramsDroppedInsideTheWindow_notBefore() throws Exception {
+        try (DatagramSocket unread = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                DatagramSocket sender = new DatagramSocket()) {
+            unread.setReceiveBufferSize(4096);
+            byte[] datagram = new byte[1000];
+            long before = UdpDrops.sinceBoot();
+            for (int i = 0; i < 500; i++) { // fills the buffer and drops before the window opens
+                sender.send(new DatagramPacket(datagram, datagram.length, unread.getLocalSocketAddress()));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> UdpDrops.sinceBoot() - before >= 400);
+            CpuWindow window = new CpuWindow(brokerElsewhere(true));
+            window.start();
+            long opened = UdpDrops.sinceBoot();
+            for (int i = 0; i < 2_000; i++) { // every one dropped: nobody reads the full buffer
+                sender.send(new DatagramPacket(datagram, datagram.length, unread.getLocalSocketAddress()));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> UdpDrops.sinceBoot() - opened >= 2_000);
+            window.stop();
+            // Machine-wide, so another process's drops may add a few; the 400+ before the window are not in it.
+            assertThat(window.udpDrops()).isBetween(2_000L, 2_300L);
+        }
     }
 
     @Test
