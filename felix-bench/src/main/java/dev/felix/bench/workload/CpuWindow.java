@@ -7,7 +7,9 @@ import dev.felix.bench.system.Target;
 /**
  * CPU used over the measured part of a run: by the broker alone, and by everything (this JVM's load
  * generator plus the broker, wherever it runs). "Everything" is the comparable figure across systems:
- * an in-process Felix broker's CPU is already inside this JVM's, a peer's is added from /proc.
+ * an in-process Felix broker's CPU is already inside this JVM's, a peer's is added from /proc. Also the bytes
+ * allocated and the UDP datagrams the kernel dropped over the same window. The drop count is read from /proc
+ * first at the start and last at the stop, so its own reading is outside the CPU and allocation figures.
  */
 final class CpuWindow {
 
@@ -32,22 +34,18 @@ final class CpuWindow {
 
     /** Marks the start (callable from any thread, once). */
     void start() {
+        udpDrops0 = UdpDrops.sinceBoot();
         wall0 = System.nanoTime();
         machine0 = CpuClock.machineBusy();
         broker0 = target.brokerCpuNanos();
         brokerAllocated0 = target.brokerAllocatedBytes();
         allocated0 = CpuClock.allocatedBytes(name -> true);
-        udpDrops0 = UdpDrops.sinceBoot();
         process0 = CpuClock.process();
     }
 
     /** Marks the end. */
     void stop() {
         long process1 = CpuClock.process();
-        long udpDrops1 = UdpDrops.sinceBoot();
-        if (udpDrops0 >= 0 && udpDrops1 >= 0) {
-            udpDrops = udpDrops1 - udpDrops0;
-        }
         long allocated1 = CpuClock.allocatedBytes(name -> true);
         long brokerAllocated1 = target.brokerAllocatedBytes();
         if (allocated0 >= 0 && allocated1 >= 0) {
@@ -59,6 +57,10 @@ final class CpuWindow {
         long broker1 = target.brokerCpuNanos();
         long machine1 = CpuClock.machineBusy();
         long wall = System.nanoTime() - wall0;
+        long udpDrops1 = UdpDrops.sinceBoot();
+        if (udpDrops0 >= 0 && udpDrops1 >= 0) {
+            udpDrops = udpDrops1 - udpDrops0;
+        }
         if (process0 < 0 || process1 < 0) {
             return;
         }
